@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Installs what mmgate's build and tests need on a fresh Debian machine (run as
+# root, or with sudo available). Safe to run again: it only installs what is
+# missing. With --dev it also installs the reference tools used to regenerate
+# golden files and run benchmarks (Python Pillow/NumPy/jinja2, protoc, djpeg).
+set -euo pipefail
+
+runtime_pkgs=(pkg-config gcc libc6-dev libturbojpeg0-dev libwebp-dev)
+dev_pkgs=(python3-pil python3-numpy python3-jinja2 protobuf-compiler libjpeg-turbo-progs time)
+
+pkgs=("${runtime_pkgs[@]}")
+if [[ "${1:-}" == "--dev" ]]; then
+	pkgs+=("${dev_pkgs[@]}")
+fi
+
+missing=()
+for p in "${pkgs[@]}"; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+
+if ((${#missing[@]})); then
+	sudo=""
+	[[ $(id -u) -ne 0 ]] && sudo="sudo"
+	echo "setup: installing ${missing[*]}" >&2
+	$sudo apt-get update -qq
+	DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+if ! command -v go >/dev/null; then
+	echo "setup: Go 1.26 is required (https://go.dev/dl/)" >&2
+	exit 1
+fi
+go mod download
