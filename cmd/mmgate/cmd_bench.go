@@ -5,8 +5,28 @@ import (
 	"fmt"
 )
 
-// runBench is being written; until then the subcommand says so.
-func runBench(_ context.Context, s *stdio, _ []string) int {
-	fmt.Fprintln(s.err, "mmgate bench: not available in this build yet")
+// runBench dispatches `mmgate bench <transport|gateway> …`.
+func runBench(ctx context.Context, s *stdio, args []string) int {
+	const synopsis = "usage: mmgate bench <transport|gateway> [flags]\n\n" +
+		"  transport  time moving tensors to a worker: inline gRPC (TCP, unix socket), shared memory, memcpy floor\n" +
+		"  gateway    load-test a running gateway (not available yet)\n\n" +
+		"Run `mmgate bench <name> -h` for its flags."
+	if len(args) == 0 {
+		fmt.Fprintln(s.err, synopsis)
+		return 2
+	}
+	switch args[0] {
+	case "-h", "--help", "-help", "help":
+		fmt.Fprintln(s.out, synopsis)
+		return 0
+	case "transport":
+		return runBenchTransport(ctx, s, args[1:])
+	case benchWorkerCommand:
+		return runBenchWorker(ctx, s, args[1:])
+	case "gateway":
+		fmt.Fprintln(s.err, "mmgate bench gateway: not available yet")
+		return 2
+	}
+	fmt.Fprintf(s.err, "mmgate bench: unknown benchmark %q\n\n%s\n", args[0], synopsis)
 	return 2
 }

@@ -3,10 +3,59 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
+	"os"
+
+	"github.com/mmgate/mmgate/prompt"
 )
 
-// runRender is being written; until then the subcommand says so.
-func runRender(_ context.Context, s *stdio, _ []string) int {
-	fmt.Fprintln(s.err, "mmgate render: not available in this build yet")
-	return 2
+// maxRenderBody bounds the request read from stdin (the server's default
+// body limit).
+const maxRenderBody = 64 << 20
+
+// runRender reads an OpenAI chat completions request on stdin and prints
+// {"prompt", "input_ids", "placeholders"} for the model folder given with
+// --model. A refused request prints {"error": …} and exits 1.
+func runRender(_ context.Context, s *stdio, args []string) int {
+	fs := newFlagSet(s, "render", "render --model MODEL_DIR [flags] < request.json")
+	model := fs.String("model", "", "model folder (config.json, tokenizer.json, chat template, preprocessor_config.json)")
+	order := fs.String("media-order", string(prompt.MediaFirst), "media order inside a message when the request sets none: media_first|authored")
+	fs.String("config", "", "config file (YAML or JSON)")
+	rest, err := parseFlags(fs, args, os.LookupEnv)
+	if err != nil {
+		return exitForParse(err)
+	}
+	if len(rest) > 0 {
+		fmt.Fprintf(s.err, "mmgate render: unexpected argument %q\n", rest[0])
+		return 2
+	}
+	if *model == "" {
+		fmt.Fprintln(s.err, "mmgate render: --model is required")
+		return 2
+	}
+	mo := prompt.MediaOrder(*order)
+	if mo != prompt.MediaFirst && mo != prompt.Authored {
+		fmt.Fprintf(s.err, "mmgate render: --media-order %q: want media_first or authored\n", *order)
+		return 2
+	}
+	m, err := loadRenderModel(*model, mo)
+	if err != nil {
+		writeJSONLine(s, map[string]string{"error": err.Error()})
+		return 1
+	}
+	body, err := io.ReadAll(io.LimitReader(s.in, maxRenderBody+1))
+	if err != nil {
+		writeJSONLine(s, map[string]string{"error": "reading stdin: " + err.Error()})
+		return 1
+	}
+	if len(body) > maxRenderBody {
+		writeJSONLine(s, map[string]string{"error": fmt.Sprintf("request over %d bytes", maxRenderBody)})
+		return 1
+	}
+	out, err := m.render(body)
+	if err != nil {
+		writeJSONLine(s, map[string]string{"error": err.Error()})
+		return 1
+	}
+	return writeJSONLine(s, out)
 }

@@ -2,11 +2,370 @@ package main
 
 import (
 	"context"
+	"errors"
+	"flag"
 	"fmt"
+	"log/slog"
+	"net/http"
+	"net/netip"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+
+	"github.com/mmgate/mmgate/engine"
+	"github.com/mmgate/mmgate/internal/demomodel"
+	"github.com/mmgate/mmgate/internal/imageprep"
+	"github.com/mmgate/mmgate/internal/pipeline"
+	"github.com/mmgate/mmgate/internal/server"
+	"github.com/mmgate/mmgate/media"
+	"github.com/mmgate/mmgate/media/fetch"
+	"github.com/mmgate/mmgate/prompt"
+	"github.com/mmgate/mmgate/shm"
 )
 
-// runServe is being written; until then the subcommand says so.
-func runServe(_ context.Context, s *stdio, _ []string) int {
-	fmt.Fprintln(s.err, "mmgate serve: not available in this build yet")
-	return 2
+// serveFlags are the gateway's settings (conventions.md lists the defaults).
+type serveFlags struct {
+	listen          string
+	model           string
+	workers         stringList
+	embedded        bool
+	embeddedFP      string
+	maxBody         byteSize
+	maxItems        int
+	maxInFlight     int
+	cpu             int
+	cacheBytes      byteSize
+	fetchTimeout    time.Duration
+	fetchMaxBytes   byteSize
+	fetchRedirects  int
+	allowHosts      stringList
+	allowCIDRs      stringList
+	fileRoots       stringList
+	maxPixels       int
+	background      string
+	noEXIF          bool
+	transport       string
+	shmMinBytes     byteSize
+	shmDir          string
+	shmBudget       byteSize
+	shmTTL          time.Duration
+	shmSweep        time.Duration
+	healthInterval  time.Duration
+	maxMessageSize  byteSize
+	mediaOrder      string
+	policy          string
+	shutdownTimeout time.Duration
+	config          string
+}
+
+func (f *serveFlags) register(fs *flag.FlagSet) {
+	f.maxBody, f.cacheBytes, f.fetchMaxBytes = 64<<20, 512<<20, 32<<20
+	f.shmMinBytes, f.maxMessageSize = 65536, 256<<20
+	fs.StringVar(&f.listen, "listen", "127.0.0.1:8080", "HTTP listen address: HOST:PORT or unix:///path")
+	fs.StringVar(&f.model, "model", "", "model folder (tokenizer, chat template, processor configs); default: fetched from the worker, or the demo model with --embedded-worker")
+	fs.Var(&f.workers, "worker", "worker URL, grpc://HOST:PORT or unix:///path (repeatable)")
+	fs.BoolVar(&f.embedded, "embedded-worker", false, "start a reference worker inside this process (on a unix socket, sharing /dev/shm)")
+	fs.StringVar(&f.embeddedFP, "embedded-fingerprint", "sha256", "the embedded worker's fingerprint of encoder inputs: sha256|crc32c")
+	fs.Var(&f.maxBody, "max-body-bytes", "request body limit (default 64MiB)")
+	fs.IntVar(&f.maxItems, "max-media-items", 16, "media items per request")
+	fs.IntVar(&f.maxInFlight, "max-in-flight", 256, "concurrent API requests; over it: 429 at once")
+	fs.IntVar(&f.cpu, "cpu", 0, "CPU-heavy work in parallel (decode, resize, patchify); 0 means GOMAXPROCS")
+	fs.Var(&f.cacheBytes, "cache-bytes", "preprocessed-tensor cache budget (default 512MiB; 0 disables)")
+	fs.DurationVar(&f.fetchTimeout, "fetch-timeout", 10*time.Second, "media fetch timeout")
+	fs.Var(&f.fetchMaxBytes, "fetch-max-bytes", "media size limit (default 32MiB)")
+	fs.IntVar(&f.fetchRedirects, "fetch-max-redirects", 3, "media fetch redirects")
+	fs.Var(&f.allowHosts, "fetch-allow-host", "host the fetch policy lets through even when it resolves to a private address (repeatable)")
+	fs.Var(&f.allowCIDRs, "fetch-allow-cidr", "address range the fetch policy lets through (repeatable)")
+	fs.Var(&f.fileRoots, "file-root", "directory file:// media URLs may read below (repeatable; none by default)")
+	fs.IntVar(&f.maxPixels, "max-image-pixels", media.DefaultMaxPixels, "decoded image pixel cap, checked from the header before decoding")
+	fs.StringVar(&f.background, "rgba-background", "255,255,255", "background R,G,B for transparent images")
+	fs.BoolVar(&f.noEXIF, "no-exif", false, "do not apply EXIF orientation")
+	fs.StringVar(&f.transport, "mm-transport", "auto", "tensor transport to workers: auto|inline|shm")
+	fs.Var(&f.shmMinBytes, "mm-shm-min-bytes", "tensors below this stay inline (default 65536)")
+	fs.StringVar(&f.shmDir, "shm-dir", shm.DefaultDir, "shared-memory directory")
+	fs.Var(&f.shmBudget, "shm-budget", "bytes in shared memory at once (default: half the tmpfs)")
+	fs.DurationVar(&f.shmTTL, "shm-ttl", 30*time.Second, "age after which an unread segment is removed")
+	fs.DurationVar(&f.shmSweep, "shm-sweep-interval", 5*time.Second, "janitor period")
+	fs.DurationVar(&f.healthInterval, "health-interval", 5*time.Second, "worker health check period")
+	fs.Var(&f.maxMessageSize, "max-message-size", "gRPC max message size (default 256MiB)")
+	fs.StringVar(&f.mediaOrder, "media-order", "media_first", "media order inside a message: media_first|authored")
+	fs.StringVar(&f.policy, "policy", "least_loaded", "worker selection: least_loaded|round_robin")
+	fs.DurationVar(&f.shutdownTimeout, "shutdown-timeout", 30*time.Second, "on SIGTERM/SIGINT, how long in-flight requests may finish")
+	fs.StringVar(&f.config, "config", "", "configuration file (YAML or JSON)")
+}
+
+func runServe(ctx context.Context, s *stdio, args []string) int {
+	fs := newFlagSet(s, "serve", "serve [--listen HOST:PORT] [--model MODEL_DIR] [--worker URL]... [--embedded-worker] [--config FILE] [flags]")
+	var f serveFlags
+	f.register(fs)
+	lf := addLogFlags(fs)
+	rest, err := parseFlags(fs, args, os.LookupEnv)
+	if err != nil {
+		return exitForParse(err)
+	}
+	if len(rest) > 0 {
+		fmt.Fprintf(s.err, "mmgate serve: unexpected arguments %v\n", rest)
+		return 2
+	}
+	log, err := lf.logger(s)
+	if err != nil {
+		fmt.Fprintln(s.err, "mmgate serve:", err)
+		return 2
+	}
+	cfg, err := f.validate()
+	if err != nil {
+		fmt.Fprintln(s.err, "mmgate serve:", err)
+		return 2
+	}
+	if err := serve(ctx, s, &f, cfg, log); err != nil {
+		log.Error("serve", "err", err)
+		return 1
+	}
+	return 0
+}
+
+// serveConfig is the part of the configuration that needs parsing.
+type serveConfig struct {
+	background [3]uint8
+	cidrs      []netip.Prefix
+	mode       shm.Mode
+	order      prompt.MediaOrder
+	workers    []engine.WorkerConfig
+}
+
+func (f *serveFlags) validate() (*serveConfig, error) {
+	c := &serveConfig{}
+	parts := strings.Split(f.background, ",")
+	if len(parts) != 3 {
+		return nil, fmt.Errorf("--rgba-background %q: want R,G,B", f.background)
+	}
+	for i, p := range parts {
+		v, err := strconv.ParseUint(strings.TrimSpace(p), 10, 8)
+		if err != nil {
+			return nil, fmt.Errorf("--rgba-background %q: %v", f.background, err)
+		}
+		c.background[i] = uint8(v)
+	}
+	for _, s := range f.allowCIDRs {
+		p, err := netip.ParsePrefix(s)
+		if err != nil {
+			return nil, fmt.Errorf("--fetch-allow-cidr: %v", err)
+		}
+		c.cidrs = append(c.cidrs, p)
+	}
+	var err error
+	if c.mode, err = shm.ParseMode(f.transport); err != nil {
+		return nil, fmt.Errorf("--mm-transport: %v", err)
+	}
+	switch f.mediaOrder {
+	case "media_first":
+		c.order = prompt.MediaFirst
+	case "authored":
+		c.order = prompt.Authored
+	default:
+		return nil, fmt.Errorf("--media-order %q: want media_first or authored", f.mediaOrder)
+	}
+	if f.policy != "least_loaded" && f.policy != "round_robin" {
+		return nil, fmt.Errorf("--policy %q: want least_loaded or round_robin", f.policy)
+	}
+	for _, u := range f.workers {
+		c.workers = append(c.workers, engine.WorkerConfig{URL: u, Transport: c.mode, ShmMinBytes: int(f.shmMinBytes), MaxMessageSize: int(f.maxMessageSize)})
+	}
+	if f.config != "" {
+		ws, err := configWorkers(f.config, c, f)
+		if err != nil {
+			return nil, err
+		}
+		if len(f.workers) == 0 {
+			c.workers = append(c.workers, ws...)
+		}
+	}
+	if len(c.workers) == 0 && !f.embedded {
+		return nil, errors.New("no worker: give --worker URL (repeatable) or --embedded-worker")
+	}
+	return c, nil
+}
+
+// configWorkers reads the config file's `workers:` list with per-worker
+// overrides (url, mm_transport, mm_shm_min_bytes, encoder_dtype).
+func configWorkers(path string, c *serveConfig, f *serveFlags) ([]engine.WorkerConfig, error) {
+	doc, err := readConfigFile(path)
+	if err != nil {
+		return nil, err
+	}
+	raw, ok := doc["workers"].([]any)
+	if !ok {
+		return nil, nil
+	}
+	var out []engine.WorkerConfig
+	for i, r := range raw {
+		m, ok := r.(map[string]any)
+		if !ok {
+			return nil, fmt.Errorf("config %s: workers[%d] is not an object", path, i)
+		}
+		w := engine.WorkerConfig{Transport: c.mode, ShmMinBytes: int(f.shmMinBytes), MaxMessageSize: int(f.maxMessageSize)}
+		w.URL, _ = m["url"].(string)
+		if w.URL == "" {
+			return nil, fmt.Errorf("config %s: workers[%d] has no url", path, i)
+		}
+		if v, ok := m["mm_transport"].(string); ok {
+			if w.Transport, err = shm.ParseMode(v); err != nil {
+				return nil, fmt.Errorf("config %s: workers[%d].mm_transport: %v", path, i, err)
+			}
+		}
+		if v, ok := m["mm_shm_min_bytes"]; ok {
+			var b byteSize
+			if err := b.Set(fmt.Sprint(v)); err != nil {
+				return nil, fmt.Errorf("config %s: workers[%d].mm_shm_min_bytes: %v", path, i, err)
+			}
+			w.ShmMinBytes = int(b)
+		}
+		if v, ok := m["encoder_dtype"].(string); ok {
+			w.EncoderDType = v
+		}
+		out = append(out, w)
+	}
+	return out, nil
+}
+
+func serve(ctx context.Context, s *stdio, f *serveFlags, c *serveConfig, log *slog.Logger) error {
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+
+	tmp, err := os.MkdirTemp("", "mmgate-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+
+	modelDir := f.model
+	if f.embedded {
+		if modelDir == "" {
+			if modelDir, err = demomodel.Materialize(tmp); err != nil {
+				return err
+			}
+		}
+		stopWorker, url, err := startEmbeddedWorker(ctx, modelDir, tmp, f, log)
+		if err != nil {
+			return fmt.Errorf("embedded worker: %w", err)
+		}
+		defer stopWorker()
+		c.workers = append(c.workers, engine.WorkerConfig{URL: url, Transport: c.mode, ShmMinBytes: int(f.shmMinBytes), MaxMessageSize: int(f.maxMessageSize)})
+	}
+
+	budget := int64(f.shmBudget)
+	pool, err := shm.New(shm.Options{Dir: f.shmDir, TTL: f.shmTTL, SweepInterval: f.shmSweep, Budget: budget, Registerer: reg, Logger: log})
+	if err != nil {
+		return err
+	}
+	defer pool.Close()
+	poolCtx, stopJanitor := context.WithCancel(context.Background())
+	defer stopJanitor()
+	go pool.RunJanitor(poolCtx)
+
+	eng, err := engine.New(engine.Options{Workers: c.workers, Policy: f.policy, HealthInterval: f.healthInterval, Pool: pool, Registerer: reg, Logger: log})
+	if err != nil {
+		return err
+	}
+	if err := eng.Start(context.Background()); err != nil {
+		return err
+	}
+	defer eng.Close()
+
+	dec, err := media.New(media.Options{Background: &c.background, NoEXIF: f.noEXIF, MaxPixels: f.maxPixels})
+	if err != nil {
+		return err
+	}
+	redirects := f.fetchRedirects
+	if redirects == 0 {
+		redirects = -1 // the policy reads 0 as its default
+	}
+	fetcher, err := fetch.New(fetch.Policy{
+		AllowedHosts: f.allowHosts, AllowedCIDRs: c.cidrs, FileRoots: f.fileRoots,
+		MaxBytes: int64(f.fetchMaxBytes), Timeout: f.fetchTimeout, MaxRedirects: redirects,
+	}, fetch.Options{UserAgent: "mmgate/" + version})
+	if err != nil {
+		return err
+	}
+	defer fetcher.Close()
+	cpu := f.cpu
+	if cpu <= 0 {
+		cpu = runtime.GOMAXPROCS(0)
+	}
+	cacheBytes := int64(f.cacheBytes)
+	if cacheBytes == 0 {
+		cacheBytes = -1
+	}
+	pipe, err := pipeline.New(pipeline.Options{
+		Engine: eng, Pool: pool, Fetcher: fetcher, Decoder: imageprep.MediaDecoder(dec),
+		ModelDir: modelDir, BundleDir: filepath.Join(tmp, "bundles"),
+		CacheBytes: cacheBytes, CPU: cpu, MediaOrder: c.order, MaxMediaItems: f.maxItems,
+		Exact: media.Exact(), Registerer: reg, Logger: log,
+	})
+	if err != nil {
+		return err
+	}
+	srv, err := server.New(server.Options{
+		Backend: pipe, MaxBodyBytes: int64(f.maxBody), MaxInFlight: f.maxInFlight,
+		Registry: reg, Logger: log,
+	})
+	if err != nil {
+		return err
+	}
+
+	lis, err := listen(f.listen)
+	if err != nil {
+		return err
+	}
+	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 30 * time.Second}
+	logConfig(log, f, c, modelDir, pool)
+	if !media.Exact() {
+		log.Warn("built without cgo: JPEG and lossy WebP pixels are not Pillow-exact")
+	}
+	if f.embedded {
+		printCurlExample(s, f.listen, tmp)
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- hs.Serve(lis) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	log.Info("shutting down", "timeout", f.shutdownTimeout)
+	sctx, cancel := context.WithTimeout(context.Background(), f.shutdownTimeout)
+	defer cancel()
+	if err := hs.Shutdown(sctx); err != nil {
+		log.Warn("shutdown: requests still in flight were cut", "err", err)
+		hs.Close()
+	}
+	return nil
+}
+
+// logConfig logs the effective configuration once.
+func logConfig(log *slog.Logger, f *serveFlags, c *serveConfig, modelDir string, pool *shm.Pool) {
+	urls := make([]string, len(c.workers))
+	for i, w := range c.workers {
+		urls[i] = w.URL
+	}
+	pr := pool.Probe()
+	log.Info("mmgate serve", "version", version, "listen", f.listen, "model", modelDir, "workers", urls,
+		"embedded_worker", f.embedded, "max_body_bytes", int64(f.maxBody), "max_media_items", f.maxItems,
+		"max_in_flight", f.maxInFlight, "cpu", f.cpu, "cache_bytes", int64(f.cacheBytes),
+		"fetch_timeout", f.fetchTimeout, "fetch_max_bytes", int64(f.fetchMaxBytes), "fetch_max_redirects", f.fetchRedirects,
+		"fetch_allow_hosts", []string(f.allowHosts), "fetch_allow_cidrs", []string(f.allowCIDRs), "file_roots", []string(f.fileRoots),
+		"max_image_pixels", f.maxPixels, "rgba_background", f.background, "exif", !f.noEXIF,
+		"mm_transport", f.transport, "mm_shm_min_bytes", int64(f.shmMinBytes), "shm_dir", f.shmDir,
+		"shm_usable", pool.Usable(), "shm_size", pr.Size, "shm_budget", pr.Budget, "shm_namespace_id", pr.NamespaceID,
+		"shm_ttl", f.shmTTL, "health_interval", f.healthInterval, "max_message_size", int64(f.maxMessageSize),
+		"media_order", f.mediaOrder, "policy", f.policy, "shutdown_timeout", f.shutdownTimeout, "decoders_exact", media.Exact())
+	for _, w := range pr.Warnings {
+		log.Warn("shared memory: " + w)
+	}
 }

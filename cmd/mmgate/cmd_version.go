@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"runtime"
 	"runtime/debug"
+
+	"github.com/mmgate/mmgate/media"
 )
 
 // version is the mmgate release; a build may override it with
@@ -15,7 +17,11 @@ type versionInfo struct {
 	Version string `json:"version"`
 	Go      string `json:"go"`
 	Cgo     bool   `json:"cgo"`
-	Commit  string `json:"commit,omitempty"`
+	// PillowExact reports whether every built-in decoder gives the
+	// reference's pixels (a cgo build with libjpeg-turbo and libwebp).
+	PillowExact bool                `json:"pillow_exact"`
+	Decoders    []media.DecoderInfo `json:"decoders"`
+	Commit      string              `json:"commit,omitempty"`
 }
 
 func runVersion(_ context.Context, s *stdio, args []string) int {
@@ -23,7 +29,7 @@ func runVersion(_ context.Context, s *stdio, args []string) int {
 	if _, err := parseFlags(fs, args, nil); err != nil {
 		return exitForParse(err)
 	}
-	info := versionInfo{Version: version, Go: runtime.Version(), Cgo: cgoEnabled}
+	info := versionInfo{Version: version, Go: runtime.Version(), Cgo: cgoEnabled, PillowExact: media.Exact(), Decoders: media.Decoders()}
 	if bi, ok := debug.ReadBuildInfo(); ok {
 		for _, st := range bi.Settings {
 			if st.Key == "vcs.revision" {

@@ -2,11 +2,141 @@ package main
 
 import (
 	"context"
+	"errors"
+	"flag"
 	"fmt"
+	"log/slog"
+	"os"
+	"time"
+
+	"google.golang.org/grpc"
+
+	"github.com/mmgate/mmgate/refworker"
+	"github.com/mmgate/mmgate/shm"
+	"github.com/mmgate/mmgate/tokenizer"
 )
 
-// runWorker is being written; until then the subcommand says so.
-func runWorker(_ context.Context, s *stdio, _ []string) int {
-	fmt.Fprintln(s.err, "mmgate worker: not available in this build yet")
-	return 2
+// workerFlags are the reference worker's settings, shared by `mmgate worker`
+// and the gateway's embedded worker.
+type workerFlags struct {
+	model          string
+	listen         string
+	servedName     string
+	encoderDType   string
+	fingerprint    string
+	shmDir         string
+	keepShm        bool
+	toolCall       string
+	tokenDelay     time.Duration
+	maxMessageSize int
+}
+
+func (w *workerFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&w.model, "model", "", "model folder (config.json, tokenizer.json, chat template, processor configs)")
+	fs.StringVar(&w.listen, "listen", "127.0.0.1:50051", "gRPC listen address: HOST:PORT or unix:///path")
+	fs.StringVar(&w.servedName, "served-model-name", "", "model name clients use (default: the model folder's base name)")
+	fs.StringVar(&w.encoderDType, "encoder-dtype", "", "multimodal_encoder_dtype to advertise: float32|bfloat16|float16 (default: the model dtype)")
+	fs.StringVar(&w.fingerprint, "fingerprint", "sha256", "digest of encoder-input bytes in replies: sha256|crc32c")
+	fs.StringVar(&w.shmDir, "shm-dir", shm.DefaultDir, "shared-memory directory to read segments from")
+	fs.BoolVar(&w.keepShm, "keep-shm", false, "do not unlink shared-memory segments after reading them (debugging)")
+	fs.StringVar(&w.toolCall, "reply-tool-call", "", "answer every request with this text (e.g. a <tool_call> block) instead of the description")
+	fs.DurationVar(&w.tokenDelay, "token-delay", 0, "pause between streamed tokens (tests of cancellation)")
+	fs.IntVar(&w.maxMessageSize, "max-message-size", 256<<20, "gRPC max message size in bytes")
+}
+
+// build loads the tokenizer and returns the worker and its shm reader.
+func (w *workerFlags) build(log *slog.Logger) (*refworker.Server, *shm.Reader, error) {
+	if w.model == "" {
+		return nil, nil, errors.New("--model is required")
+	}
+	tok, err := tokenizer.Load(w.model)
+	if err != nil {
+		return nil, nil, err
+	}
+	reader, err := shm.NewReader(shm.ReaderOptions{Dir: w.shmDir, KeepFiles: w.keepShm, Logger: log})
+	if err != nil {
+		return nil, nil, err
+	}
+	srv, err := refworker.New(refworker.Options{
+		ModelDir:        w.model,
+		ServedModelName: w.servedName,
+		EncoderDType:    w.encoderDType,
+		Fingerprint:     refworker.Fingerprint(w.fingerprint),
+		Tokenizer:       tok,
+		Reader:          reader,
+		ToolCall:        w.toolCall,
+		TokenDelay:      w.tokenDelay,
+		Version:         "mmgate-" + version,
+		Logger:          log,
+	})
+	if err != nil {
+		reader.Close()
+		return nil, nil, err
+	}
+	return srv, reader, nil
+}
+
+func (w *workerFlags) grpcServer() *grpc.Server {
+	return grpc.NewServer(grpc.MaxRecvMsgSize(w.maxMessageSize), grpc.MaxSendMsgSize(w.maxMessageSize))
+}
+
+func runWorker(ctx context.Context, s *stdio, args []string) int {
+	fs := newFlagSet(s, "worker", "worker --model MODEL_DIR [--listen HOST:PORT|unix:///PATH] [flags]")
+	var w workerFlags
+	w.register(fs)
+	fs.String("config", "", "configuration file (YAML or JSON)")
+	lf := addLogFlags(fs)
+	rest, err := parseFlags(fs, args, os.LookupEnv)
+	if err != nil {
+		return exitForParse(err)
+	}
+	if len(rest) > 0 {
+		fmt.Fprintf(s.err, "mmgate worker: unexpected arguments %v\n", rest)
+		return 2
+	}
+	log, err := lf.logger(s)
+	if err != nil {
+		fmt.Fprintln(s.err, "mmgate worker:", err)
+		return 2
+	}
+	if w.model == "" {
+		fmt.Fprintln(s.err, "mmgate worker: --model is required")
+		return 2
+	}
+	if _, err := refworker.ParseFingerprint(w.fingerprint); err != nil {
+		fmt.Fprintln(s.err, "mmgate worker:", err)
+		return 2
+	}
+	srv, reader, err := w.build(log)
+	if err != nil {
+		log.Error("worker: cannot start", "err", err)
+		return 1
+	}
+	defer reader.Close()
+	lis, err := listen(w.listen)
+	if err != nil {
+		log.Error("worker: cannot listen", "err", err)
+		return 1
+	}
+	g := w.grpcServer()
+	srv.Register(g)
+	log.Info("reference worker serving", "listen", w.listen, "model", w.model, "served_model_name", srv.ServedModelName(),
+		"fingerprint", w.fingerprint, "shm_dir", w.shmDir, "shm_namespace_id", reader.NamespaceID(), "max_message_size", w.maxMessageSize)
+	errc := make(chan error, 1)
+	go func() { errc <- g.Serve(lis) }()
+	select {
+	case err := <-errc:
+		log.Error("worker: serve", "err", err)
+		return 1
+	case <-ctx.Done():
+	}
+	log.Info("worker: shutting down")
+	stopped := make(chan struct{})
+	go func() { g.GracefulStop(); close(stopped) }()
+	select {
+	case <-stopped:
+	case <-time.After(10 * time.Second):
+		g.Stop()
+	}
+	return 0
 }

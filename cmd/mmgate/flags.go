@@ -5,7 +5,9 @@ import (
 	"flag"
 	"fmt"
 	"log/slog"
+	"math"
 	"os"
+	"strconv"
 	"strings"
 
 	"gopkg.in/yaml.v3"
@@ -204,4 +206,31 @@ func (l *logFlags) logger(s *stdio) (*slog.Logger, error) {
 		return slog.New(slog.NewJSONHandler(s.err, opts)), nil
 	}
 	return nil, fmt.Errorf("--log-format: %q is not text or json", l.format)
+}
+
+// byteSize is a size flag: a number of bytes, optionally with a unit
+// (KiB, MiB, GiB, KB, MB, GB; B).
+type byteSize int64
+
+func (b *byteSize) String() string { return strconv.FormatInt(int64(*b), 10) }
+
+func (b *byteSize) Set(s string) error {
+	s = strings.TrimSpace(s)
+	units := []struct {
+		suffix string
+		mult   int64
+	}{{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"GiB", 1 << 30}, {"KB", 1e3}, {"MB", 1e6}, {"GB", 1e9}, {"B", 1}}
+	mult := int64(1)
+	for _, u := range units {
+		if v, ok := strings.CutSuffix(s, u.suffix); ok {
+			s, mult = strings.TrimSpace(v), u.mult
+			break
+		}
+	}
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil || n < 0 || n > math.MaxInt64/mult {
+		return fmt.Errorf("%q is not a size (bytes, or a number with KiB/MiB/GiB)", s)
+	}
+	*b = byteSize(n * mult)
+	return nil
 }

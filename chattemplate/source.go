@@ -1,0 +1,220 @@
+package chattemplate
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+)
+
+// tag is one {{ … }}, {% … %} or {# … #} region of a template source.
+type tag struct {
+	kind       byte // '{', '%' or '#'
+	start, end int  // byte offsets of the whole tag, delimiters included
+	body       string
+}
+
+// scanTags splits src into its tags the way Jinja's lexer finds them:
+// string literals inside expressions and statements may contain closers.
+func scanTags(src string) ([]tag, error) {
+	var tags []tag
+	for i := 0; i+1 < len(src); {
+		if src[i] != '{' || (src[i+1] != '{' && src[i+1] != '%' && src[i+1] != '#') {
+			i++
+			continue
+		}
+		kind := src[i+1]
+		closer := "}}"
+		switch kind {
+		case '%':
+			closer = "%}"
+		case '#':
+			closer = "#}"
+		}
+		start := i
+		j := i + 2
+		found := false
+		for j < len(src) {
+			c := src[j]
+			if kind != '#' && (c == '\'' || c == '"') {
+				j++
+				for j < len(src) && src[j] != c {
+					if src[j] == '\\' && j+1 < len(src) {
+						j++
+					}
+					j++
+				}
+				j++
+				continue
+			}
+			if strings.HasPrefix(src[j:], closer) {
+				tags = append(tags, tag{kind: kind, start: start, end: j + 2, body: src[start+2 : j]})
+				j += 2
+				found = true
+				break
+			}
+			j++
+		}
+		if !found {
+			return nil, fmt.Errorf("unclosed tag at byte %d: %w", start, ErrBadTemplate)
+		}
+		i = j
+	}
+	return tags, nil
+}
+
+// normalizeSource applies what Jinja's lexer does before parsing: every
+// "\r\n" and "\r" becomes "\n", and a single trailing newline is dropped
+// (keep_trailing_newline=False). It refuses the '+' whitespace modifiers,
+// which the engine does not implement.
+func normalizeSource(src string) (string, []tag, error) {
+	src = strings.ReplaceAll(src, "\r\n", "\n")
+	src = strings.ReplaceAll(src, "\r", "\n")
+	src = strings.TrimSuffix(src, "\n")
+	tags, err := scanTags(src)
+	if err != nil {
+		return "", nil, err
+	}
+	for _, t := range tags {
+		if t.kind == '#' {
+			continue
+		}
+		if strings.HasPrefix(t.body, "+") || strings.HasSuffix(t.body, "+") {
+			return "", nil, fmt.Errorf("whitespace modifier '+' at byte %d: %w", t.start, ErrUnsupported)
+		}
+		if t.kind == '%' && rawTag.MatchString(t.body) {
+			return "", nil, fmt.Errorf("raw blocks at byte %d: %w", t.start, ErrUnsupported)
+		}
+	}
+	return src, tags, nil
+}
+
+var (
+	rawTag      = regexp.MustCompile(`^-?\s*raw\s*-?$`)
+	tojsonUse   = regexp.MustCompile(`\|\s*tojson\b`)
+	toolsIdent  = regexp.MustCompile(`(^|[^\w.'"])tools\b`)
+	forLoop     = regexp.MustCompile(`^-?\s*for\s+[\w\s,()]+?\s+in\s+(.+?)(\s+if\s+.*|\s+recursive\s*)?-?$`)
+	setStmt     = regexp.MustCompile(`^-?\s*set\s+(\w+)\s*=\s*(.+?)\s*-?$`)
+	contentPath = regexp.MustCompile(`(\.content|\[\s*['"]content['"]\s*\])\s*$`)
+	identExpr   = regexp.MustCompile(`^\w+$`)
+)
+
+// tojsonName is the name the template's tojson filter is renamed to, so
+// that the Python-compatible encoder in this package serves it (the engine
+// resolves its built-in filters before the render context).
+const tojsonName = "__chattemplate_tojson"
+
+// rewriteTojson renames the tojson filter inside tags.
+func rewriteTojson(src string, tags []tag) string {
+	var b strings.Builder
+	last := 0
+	for _, t := range tags {
+		if t.kind == '#' || !strings.Contains(t.body, "tojson") {
+			continue
+		}
+		b.WriteString(src[last:t.start])
+		b.WriteString(rewriteOutsideStrings(src[t.start:t.end]))
+		last = t.end
+	}
+	if last == 0 {
+		return src
+	}
+	b.WriteString(src[last:])
+	return b.String()
+}
+
+// rewriteOutsideStrings renames "| tojson" in code but not in string
+// literals.
+func rewriteOutsideStrings(s string) string {
+	var b strings.Builder
+	code := 0
+	flush := func(end int) {
+		b.WriteString(tojsonUse.ReplaceAllStringFunc(s[code:end], func(m string) string {
+			return strings.TrimSuffix(m, "tojson") + tojsonName
+		}))
+	}
+	for i := 2; i < len(s)-2; i++ {
+		c := s[i]
+		if c != '\'' && c != '"' {
+			continue
+		}
+		flush(i)
+		j := i + 1
+		for j < len(s)-2 && s[j] != c {
+			if s[j] == '\\' {
+				j++
+			}
+			j++
+		}
+		if j > len(s)-2 {
+			j = len(s) - 2
+		}
+		b.WriteString(s[i : j+1])
+		i = j
+		code = j + 1
+	}
+	flush(len(s))
+	return b.String()
+}
+
+// codeOf returns the tag body with string literals blanked out.
+func codeOf(body string) string {
+	out := []byte(body)
+	for i := 0; i < len(out); i++ {
+		c := out[i]
+		if c != '\'' && c != '"' {
+			continue
+		}
+		j := i + 1
+		for j < len(out) && out[j] != c {
+			if out[j] == '\\' {
+				j++
+			}
+			j++
+		}
+		for k := i + 1; k < j && k < len(out); k++ {
+			out[k] = ' '
+		}
+		i = j
+	}
+	return string(out)
+}
+
+// mentionsTools reports whether any expression or statement reads the
+// variable "tools" (vLLM's test for a tool-capable template).
+func mentionsTools(tags []tag) bool {
+	for _, t := range tags {
+		if t.kind != '#' && toolsIdent.MatchString(codeOf(t.body)) {
+			return true
+		}
+	}
+	return false
+}
+
+// iteratesContent reports whether the template loops over a message's
+// content parts: a for loop whose iterable ends in ".content" or
+// "['content']", directly or through a variable set from such an
+// expression. Templates that never do so can only take string content.
+func iteratesContent(tags []tag) bool {
+	aliases := map[string]bool{}
+	for _, t := range tags {
+		if t.kind != '%' {
+			continue
+		}
+		body := strings.TrimSpace(t.body)
+		if m := setStmt.FindStringSubmatch(body); m != nil {
+			if contentPath.MatchString(m[2]) {
+				aliases[m[1]] = true
+			}
+			continue
+		}
+		m := forLoop.FindStringSubmatch(body)
+		if m == nil {
+			continue
+		}
+		iter := strings.TrimSpace(m[1])
+		if contentPath.MatchString(iter) || (identExpr.MatchString(iter) && aliases[iter]) {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,95 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/mmgate/mmgate/internal/benchgw"
+)
+
+// runBenchGateway is `mmgate bench gateway`: it load-tests a running gateway
+// with streaming one-image chat requests plus a text-only probe stream, and
+// prints throughput, latency/TTFT percentiles, errors, the transport mix and
+// per-stage means (a table, or one JSON object with --json).
+func runBenchGateway(ctx context.Context, s *stdio, args []string) int {
+	const synopsis = "bench gateway --url URL --images DIR [--concurrency N] [--requests N] [--duration D] [--model NAME] [--max-tokens N] [--json]"
+	fs := newFlagSet(s, "bench gateway", synopsis)
+	url := fs.String("url", "http://127.0.0.1:8080", "gateway base URL: http://HOST:PORT or unix:///path (loopback only unless --allow-remote)")
+	images := fs.String("images", "", "directory of image files; request i sends file i mod count, in name order (required)")
+	concurrency := fs.Int("concurrency", benchgw.DefaultConcurrency, "image requests in flight")
+	requests := fs.Int("requests", benchgw.DefaultRequests, "image requests to send")
+	duration := fs.Duration("duration", benchgw.DefaultDuration, "time cap: no request starts after it")
+	model := fs.String("model", benchgw.DefaultModel, "model name sent in each request")
+	maxTokens := fs.Int("max-tokens", benchgw.DefaultMaxTokens, "max_tokens of each request")
+	text := fs.String("text", benchgw.DefaultText, "text part sent after each image")
+	probeText := fs.String("probe-text", benchgw.DefaultProbeText, "message of the text-only probe requests")
+	noProbe := fs.Bool("no-probe", false, "do not run the text-only probe stream")
+	timeout := fs.Duration("request-timeout", benchgw.DefaultRequestTimeout, "limit for each request")
+	allowRemote := fs.Bool("allow-remote", false, "allow a --url whose host is not loopback")
+	apiKey := fs.String("api-key", "", "API key sent as a bearer token")
+	asJSON := fs.Bool("json", false, "print one JSON object instead of a table")
+	fs.String("config", "", "configuration file (YAML or JSON)")
+	rest, err := parseFlags(fs, args, os.LookupEnv)
+	if err != nil {
+		return exitForParse(err)
+	}
+	usage := func(msg string) int {
+		fmt.Fprintln(s.err, "mmgate bench gateway:", msg)
+		return 2
+	}
+	switch {
+	case len(rest) > 0:
+		return usage(fmt.Sprintf("unexpected argument %q", rest[0]))
+	case *images == "":
+		return usage("--images DIR is required")
+	case *concurrency < 1:
+		return usage("--concurrency must be ≥ 1")
+	case *requests < 1:
+		return usage("--requests must be ≥ 1")
+	case *duration <= 0:
+		return usage("--duration must be > 0")
+	case *maxTokens < 1:
+		return usage("--max-tokens must be ≥ 1")
+	case *timeout <= 0:
+		return usage("--request-timeout must be > 0")
+	}
+
+	imgs, err := benchgw.LoadImages(*images)
+	if err != nil {
+		if errors.Is(err, benchgw.ErrNoImages) || errors.Is(err, os.ErrNotExist) {
+			return usage(err.Error())
+		}
+		fmt.Fprintln(s.err, "mmgate bench gateway:", err)
+		return 1
+	}
+	r, err := benchgw.New(benchgw.Options{
+		URL: *url, Images: imgs, Concurrency: *concurrency, Requests: *requests, Duration: *duration,
+		Model: *model, MaxTokens: *maxTokens, Text: *text, ProbeText: *probeText, NoProbe: *noProbe,
+		AllowRemote: *allowRemote, RequestTimeout: *timeout, APIKey: *apiKey, Progress: s.err,
+	})
+	if err != nil {
+		return usage(err.Error())
+	}
+	fmt.Fprintf(s.err, "bench gateway: %d image requests at concurrency %d to %s (%d image files)\n", *requests, *concurrency, *url, len(imgs))
+	rep, err := r.Run(ctx)
+	if err != nil {
+		fmt.Fprintln(s.err, "mmgate bench gateway:", err)
+		return 1
+	}
+	code := 0
+	if rep.Image.Failed > 0 || rep.Image.OK == 0 {
+		code = 1
+	}
+	if *asJSON {
+		if c := writeJSONLine(s, rep); c != 0 {
+			return c
+		}
+		return code
+	}
+	if err := benchgw.WriteTable(s.out, rep); err != nil {
+		return 1
+	}
+	return code
+}

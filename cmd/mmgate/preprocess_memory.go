@@ -1,0 +1,91 @@
+package main
+
+import (
+	"context"
+	"io"
+	"os"
+	"runtime"
+	"runtime/debug"
+
+	"github.com/mmgate/mmgate/imaging"
+	"github.com/mmgate/mmgate/imaging/resample"
+	"github.com/mmgate/mmgate/internal/imageprep"
+	"github.com/mmgate/mmgate/vision"
+)
+
+// This file answers: how does `mmgate preprocess` keep its memory cheap? Peak
+// memory stays close to the tensor it produces, and page faults few. Once an image has been resized, the decoded
+// image and the resampler's intermediate rows are garbage, but the Go heap
+// would keep their pages until a later collection — while the float32 tensor,
+// eight times the resized image, is being written. For large outputs the
+// resizer below hands those pages back to the OS before the tensor is filled.
+
+// releaseMinBytes is the resized-image size from which memory is released:
+// 8 MiB of RGB becomes a float32 tensor of 64 MiB or more.
+const releaseMinBytes = 8 << 20
+
+type releasingResizer struct {
+	r *resample.Resizer
+}
+
+func (rr releasingResizer) ResizeInto(ctx context.Context, dst, src *imaging.RGB, f resample.Filter) error {
+	if err := rr.r.ResizeInto(ctx, dst, src, f); err != nil {
+		return err
+	}
+	if len(dst.Pix) >= releaseMinBytes {
+		// src is not used past this point by the processor or its caller.
+		debug.FreeOSMemory()
+	}
+	return nil
+}
+
+// warmHeapMax bounds the memory warmHeap prepares.
+const warmHeapMax = 512 << 20
+
+// heapEstimate is the Go-heap memory one input needs while it is decoded and
+// resized — the decoded image, the resampler's intermediate rows and the
+// resized image — planned from the file's headers; 0 when they cannot be
+// read.
+func heapEstimate(pp *imageprep.Preprocessor, name string, o vision.Overrides) int {
+	fh, err := os.Open(name)
+	if err != nil {
+		return 0
+	}
+	head := make([]byte, 1<<20)
+	n, _ := io.ReadFull(fh, head)
+	fh.Close()
+	plan, err := pp.Plan(head[:n], o)
+	if err != nil {
+		return 0
+	}
+	src := plan.SourceWidth * plan.SourceHeight * 3
+	if plan.Width == plan.SourceWidth && plan.Height == plan.SourceHeight {
+		return src
+	}
+	return src + plan.Width*plan.SourceHeight*3 + plan.Width*plan.Height*3
+}
+
+// warmHeap prepares n bytes of free Go heap backed by transparent huge pages.
+// A one-shot command otherwise meets every decoded and resized image with
+// fresh 4 KiB pages — tens of thousands of page faults that cost as much CPU
+// as the JPEG decoding itself. The block is touched once (a few hundred
+// huge-page faults), then dropped and collected, and the images allocated
+// next reuse its pages. A long-running server reuses its heap anyway and
+// needs none of this.
+func warmHeap(n int) {
+	n = min(n, warmHeapMax)
+	if n < 2*hugePage {
+		return
+	}
+	b := make([]byte, n+hugePage)
+	off := 0
+	if r := addrMod(b, hugePage); r != 0 {
+		off = hugePage - r
+	}
+	adviseHugePages(b[off : off+n/hugePage*hugePage])
+	for i := 0; i < len(b); i += 4096 {
+		b[i] = 0
+	}
+	b = nil
+	runtime.GC()
+}

@@ -1,0 +1,131 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/mmgate/mmgate/chattemplate"
+	"github.com/mmgate/mmgate/media"
+	"github.com/mmgate/mmgate/prompt"
+	"github.com/mmgate/mmgate/tokenizer"
+	"github.com/mmgate/mmgate/vision"
+	"github.com/mmgate/mmgate/vision/qwenvl"
+)
+
+// This file answers: how does `render` turn a request into a prompt, ids
+// and placeholder ranges for one model folder?
+
+// renderModel is everything render needs from a model folder.
+type renderModel struct {
+	templates *chattemplate.Set
+	tok       *tokenizer.Tokenizer
+	specials  *prompt.Specials
+	proc      vision.Processor
+	decoder   *media.Decoder
+	order     prompt.MediaOrder
+}
+
+func loadRenderModel(dir string, order prompt.MediaOrder) (*renderModel, error) {
+	set, err := chattemplate.Load(dir, chattemplate.Options{})
+	if err != nil {
+		return nil, err
+	}
+	tok, err := tokenizer.Load(dir)
+	if err != nil {
+		return nil, err
+	}
+	cfg, err := os.ReadFile(filepath.Join(dir, "config.json"))
+	if err != nil {
+		return nil, fmt.Errorf("render: %w", err)
+	}
+	sp, err := prompt.ReadSpecials(cfg, tok)
+	if err != nil {
+		return nil, err
+	}
+	proc, err := qwenvl.Load(dir)
+	if err != nil {
+		return nil, err
+	}
+	dec, err := media.New(media.Options{})
+	if err != nil {
+		return nil, err
+	}
+	return &renderModel{templates: set, tok: tok, specials: sp, proc: proc, decoder: dec, order: order}, nil
+}
+
+type renderPlaceholder struct {
+	Modality string `json:"modality"`
+	Offset   int    `json:"offset"`
+	Length   int    `json:"length"`
+}
+
+type renderOutput struct {
+	Prompt       string              `json:"prompt"`
+	InputIDs     []uint32            `json:"input_ids"`
+	Placeholders []renderPlaceholder `json:"placeholders"`
+}
+
+// errNoFetch refuses media that would have to be fetched.
+var errNoFetch = errors.New("fetching media is not enabled in render; send images as data: URLs")
+
+func (m *renderModel) render(body []byte) (*renderOutput, error) {
+	req, err := prompt.Parse(body)
+	if err != nil {
+		return nil, err
+	}
+	tmpl, err := m.templates.Select(req.Tools != nil)
+	if err != nil {
+		return nil, err
+	}
+	plan, err := prompt.Build(req, prompt.Options{
+		Specials:      m.specials,
+		MediaOrder:    m.order,
+		StringContent: !tmpl.IteratesContentParts(),
+	})
+	if err != nil {
+		return nil, err
+	}
+	ov := vision.Overrides{}
+	if k := req.MMProcessorKwargs; k.MinPixels != nil {
+		ov.MinPixels = *k.MinPixels
+	}
+	if k := req.MMProcessorKwargs; k.MaxPixels != nil {
+		ov.MaxPixels = *k.MaxPixels
+	}
+	exp := make([]prompt.Expansion, len(plan.Media))
+	for i, it := range plan.Media {
+		if it.Modality != prompt.Image {
+			return nil, fmt.Errorf("%s: %s input is not supported by render", it.Param, it.Modality)
+		}
+		data, _, inline, err := it.Bytes()
+		if err != nil {
+			return nil, err
+		}
+		if !inline {
+			return nil, fmt.Errorf("%s: %s URL: %w", it.Param, it.Scheme(), errNoFetch)
+		}
+		h, err := m.decoder.Probe(data)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", it.Param, err)
+		}
+		p, err := m.proc.PlanImage(h.Width, h.Height, ov)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", it.Param, err)
+		}
+		exp[i].Tokens = p.Tokens
+	}
+	res, err := prompt.Render(tmpl, m.tok, m.specials, plan, exp)
+	if err != nil {
+		return nil, err
+	}
+	out := &renderOutput{Prompt: res.Text, InputIDs: res.IDs, Placeholders: []renderPlaceholder{}}
+	if out.InputIDs == nil {
+		out.InputIDs = []uint32{}
+	}
+	for _, p := range res.Placeholders {
+		out.Placeholders = append(out.Placeholders, renderPlaceholder{Modality: p.Modality.String(), Offset: p.Offset, Length: p.Length})
+	}
+	return out, nil
+}

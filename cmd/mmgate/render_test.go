@@ -1,0 +1,167 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// renderModelDir assembles a model folder from the prompt package's test
+// models and the tokenizer package's Qwen3 tokenizer.json.gz.
+func renderModelDir(t *testing.T, model string) string {
+	t.Helper()
+	src := filepath.Join("..", "..", "prompt", "testdata", "models", model)
+	dir := t.TempDir()
+	entries, err := os.ReadDir(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		b, err := os.ReadFile(filepath.Join(src, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, e.Name()), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tok, err := filepath.Abs(filepath.Join("..", "..", "tokenizer", "testdata", "qwen3", "tokenizer.json.gz"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(tok, filepath.Join(dir, "tokenizer.json.gz")); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+type renderCase struct {
+	Name    string          `json:"name"`
+	Model   string          `json:"model"`
+	Request json.RawMessage `json:"request"`
+}
+
+func readRenderCases(t *testing.T) ([]renderCase, map[string]renderOutput) {
+	t.Helper()
+	var cases struct {
+		Cases []renderCase `json:"cases"`
+	}
+	var golden struct {
+		Results []struct {
+			Name string `json:"name"`
+			renderOutput
+		} `json:"results"`
+	}
+	for path, v := range map[string]any{"render_cases.json": &cases, "render_golden.json": &golden} {
+		b, err := os.ReadFile(filepath.Join("..", "..", "prompt", "testdata", path))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(b, v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := map[string]renderOutput{}
+	for _, r := range golden.Results {
+		want[r.Name] = r.renderOutput
+	}
+	if len(want) != len(cases.Cases) {
+		t.Fatalf("%d golden results for %d cases", len(want), len(cases.Cases))
+	}
+	return cases.Cases, want
+}
+
+// TestRenderGolden compares render with the Python jinja2 + Hugging Face
+// tokenizers reference (scripts/golden/prompt_reference.py, prompt_ids.mjs).
+func TestRenderGolden(t *testing.T) {
+	cases, want := readRenderCases(t)
+	models := map[string]*renderModel{}
+	for _, c := range cases {
+		t.Run(c.Name, func(t *testing.T) {
+			m := models[c.Model]
+			if m == nil {
+				var err error
+				if m, err = loadRenderModel(renderModelDir(t, c.Model), "media_first"); err != nil {
+					t.Fatal(err)
+				}
+				models[c.Model] = m
+			}
+			got, err := m.render(c.Request)
+			if err != nil {
+				t.Fatal(err)
+			}
+			w := want[c.Name]
+			if got.Prompt != w.Prompt {
+				t.Errorf("prompt\n got %q\nwant %q", got.Prompt, w.Prompt)
+			}
+			if !reflect.DeepEqual(got.InputIDs, w.InputIDs) {
+				t.Errorf("input_ids\n got %v\nwant %v", got.InputIDs, w.InputIDs)
+			}
+			if !reflect.DeepEqual(got.Placeholders, w.Placeholders) {
+				t.Errorf("placeholders\n got %v\nwant %v", got.Placeholders, w.Placeholders)
+			}
+		})
+	}
+}
+
+func TestRenderCommand(t *testing.T) {
+	dir := renderModelDir(t, "qwen3-vl")
+	cases, want := readRenderCases(t)
+	run := func(stdin string, args ...string) (int, string, string) {
+		var out, errb bytes.Buffer
+		code := runRender(context.Background(), &stdio{in: strings.NewReader(stdin), out: &out, err: &errb}, args)
+		return code, out.String(), errb.String()
+	}
+	var c renderCase
+	for _, x := range cases {
+		if x.Name == "qwen3-vl/two-images-system-multiturn" {
+			c = x
+		}
+	}
+	code, out, _ := run(string(c.Request), "--model", dir)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, out)
+	}
+	var got renderOutput
+	if err := json.Unmarshal([]byte(out), &got); err != nil || !reflect.DeepEqual(got, want[c.Name]) || strings.Count(out, "\n") != 1 {
+		t.Errorf("output %q (err %v)", out, err)
+	}
+
+	errorCases := []struct {
+		name, body, substr string
+	}{
+		{"remote url", `{"messages": [{"role": "user", "content": [{"type": "image_url", "image_url": {"url": "https://example.com/a.png"}}]}]}`, "fetching media is not enabled in render"},
+		{"video", `{"messages": [{"role": "user", "content": [{"type": "video_url", "video_url": {"url": "data:video/mp4;base64,AAAA"}}]}]}`, "video not supported yet"},
+		{"pad in text", `{"messages": [{"role": "user", "content": "<|image_pad|>"}]}`, "media placeholder token"},
+		{"bad json", `{"messages": [`, "invalid JSON"},
+		{"undecodable image", `{"messages": [{"role": "user", "content": [{"type": "image_url", "image_url": "data:image/png;base64,AAAA"}]}]}`, "messages[0].content[0]"},
+	}
+	// The command itself (it loads the model each time, which is slow).
+	code, out, _ = run(errorCases[0].body, "--model", dir)
+	var e struct {
+		Error string `json:"error"`
+	}
+	if code != 1 || json.Unmarshal([]byte(out), &e) != nil || !strings.Contains(e.Error, errorCases[0].substr) {
+		t.Errorf("remote url: exit %d, output %q; want exit 1 and an error line", code, out)
+	}
+	m, err := loadRenderModel(dir, "media_first")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ec := range errorCases {
+		if _, err := m.render([]byte(ec.body)); err == nil || !strings.Contains(err.Error(), ec.substr) {
+			t.Errorf("%s: err = %v; want an error containing %q", ec.name, err, ec.substr)
+		}
+	}
+	if code, _, _ := run("{}"); code != 2 {
+		t.Errorf("missing --model: exit %d, want 2", code)
+	}
+	if code, _, _ := run("{}", "--model", dir, "--media-order", "random"); code != 2 {
+		t.Errorf("bad --media-order: exit %d, want 2", code)
+	}
+}

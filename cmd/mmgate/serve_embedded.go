@@ -1,0 +1,98 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"image"
+	"image/color"
+	"image/jpeg"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// startEmbeddedWorker runs a reference worker inside this process on a unix
+// socket under dir, sharing the gateway's shared-memory directory. It returns
+// a stop function and the worker's URL.
+func startEmbeddedWorker(ctx context.Context, modelDir, dir string, f *serveFlags, log *slog.Logger) (func(), string, error) {
+	sock := filepath.Join(dir, "worker.sock")
+	w := workerFlags{
+		model: modelDir, listen: "unix://" + sock, fingerprint: f.embeddedFP, shmDir: f.shmDir,
+		maxMessageSize: int(f.maxMessageSize),
+	}
+	srv, reader, err := w.build(log.With("component", "embedded-worker"))
+	if err != nil {
+		return nil, "", err
+	}
+	lis, err := listen(w.listen)
+	if err != nil {
+		reader.Close()
+		return nil, "", err
+	}
+	g := w.grpcServer()
+	srv.Register(g)
+	go g.Serve(lis)
+	log.Info("embedded reference worker started", "socket", sock, "model", modelDir, "served_model_name", srv.ServedModelName(), "fingerprint", f.embeddedFP)
+	stop := func() {
+		done := make(chan struct{})
+		go func() { g.GracefulStop(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(5 * time.Second):
+			g.Stop()
+		}
+		reader.Close()
+	}
+	return stop, "unix://" + sock, nil
+}
+
+// printCurlExample writes a small sample picture into dir and prints, on
+// stderr, a curl command that sends it to the gateway.
+func printCurlExample(s *stdio, listenAddr, dir string) {
+	path := filepath.Join(dir, "sample.jpg")
+	if err := writeSample(path); err != nil {
+		return
+	}
+	host := listenAddr
+	if strings.HasPrefix(host, "0.0.0.0:") || strings.HasPrefix(host, ":") {
+		host = "127.0.0.1:" + host[strings.LastIndexByte(host, ':')+1:]
+	}
+	fmt.Fprintf(s.err, `
+mmgate is serving the demo model with its embedded reference worker. Try:
+
+  curl -s http://%s/v1/chat/completions -H 'Content-Type: application/json' \
+    -d '{"model": "qwen3-vl", "max_tokens": 200, "messages": [{"role": "user", "content": [
+          {"type": "image_url", "image_url": {"url": "data:image/jpeg;base64,'"$(base64 -w0 %s)"'"}},
+          {"type": "text", "text": "Describe this image."}]}]}'
+
+The worker answers with what it received: the image's grid, dtype, transport (inline or
+shm) and a fingerprint of its pixel_values, which `+"`mmgate preprocess --model qwen3-vl --dtype bfloat16 --hash %s`"+` reproduces.
+
+`, host, path, path)
+}
+
+// writeSample draws a 320×240 picture (colour bars over a gradient) as JPEG.
+func writeSample(path string) error {
+	img := image.NewRGBA(image.Rect(0, 0, 320, 240))
+	bars := []color.RGBA{{230, 60, 50, 255}, {250, 190, 40, 255}, {70, 170, 80, 255}, {40, 120, 220, 255}, {140, 70, 200, 255}}
+	for y := 0; y < 240; y++ {
+		for x := 0; x < 320; x++ {
+			c := color.RGBA{uint8(x * 255 / 319), uint8(y * 255 / 239), 128, 255}
+			if y > 60 && y < 180 {
+				c = bars[x*len(bars)/320]
+			}
+			img.Set(x, y, c)
+		}
+	}
+	out, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := jpeg.Encode(out, img, &jpeg.Options{Quality: 90}); err != nil {
+		out.Close()
+		return err
+	}
+	return out.Close()
+}

@@ -1,0 +1,308 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+	"sync/atomic"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/proto"
+
+	schedulerpb "github.com/mmgate/mmgate/proto/scheduler"
+	"github.com/mmgate/mmgate/shm"
+	"github.com/mmgate/mmgate/vision"
+)
+
+// Generate sends req to w and waits for the worker's first response, then
+// returns the stream positioned before it.
+//
+// Lease rule for batch (may be nil): every failure before the first
+// response — including an error status from the worker — releases the
+// batch (its segments are unlinked); once the first response arrives the
+// worker has read its tensors and the batch is committed. When the
+// connection to w fails (UNAVAILABLE) before the first response, the request
+// is sent again to another healthy worker of the same model whose route can
+// carry the tensors as they were placed (shared memory and inline limits);
+// without one, the error is returned.
+//
+// When ctx ends (client gone, deadline) while the stream is open, an Abort
+// for the request id is sent to the worker in the background (bounded by
+// AbortTimeout) and segments not yet committed are released.
+//
+// Errors: ErrBadRequest, ErrTooLarge, ErrClosed, a *WorkerError (unwrapping
+// to ErrWorkerRejected, ErrTimeout, ErrOverloaded or ErrWorker), or the
+// context's error (also ErrTimeout for a deadline).
+func (e *Engine) Generate(ctx context.Context, w *Worker, req *schedulerpb.GenerateRequest, batch *shm.Batch) (*Stream, error) {
+	s, err := e.generate(ctx, w, req)
+	if err != nil {
+		if batch != nil {
+			batch.Release()
+		}
+		return nil, err
+	}
+	if batch != nil {
+		batch.Commit()
+	}
+	return s, nil
+}
+
+func (e *Engine) generate(ctx context.Context, w *Worker, req *schedulerpb.GenerateRequest) (*Stream, error) {
+	if req.GetRequestId() == "" {
+		return nil, fmt.Errorf("engine: generate: empty request_id: %w", ErrBadRequest)
+	}
+	if w == nil {
+		return nil, fmt.Errorf("engine: generate %s: no worker: %w", req.GetRequestId(), ErrBadRequest)
+	}
+	e.mu.Lock()
+	started := e.state == stateStarted
+	e.mu.Unlock()
+	if !started {
+		return nil, fmt.Errorf("engine: generate %s: %w", req.GetRequestId(), ErrClosed)
+	}
+	size := proto.Size(req)
+	tried := map[*Worker]bool{}
+	for {
+		tried[w] = true
+		s, err := e.attempt(ctx, w, req, size)
+		if err == nil {
+			return s, nil
+		}
+		var we *WorkerError
+		if ctx.Err() != nil || !errors.As(err, &we) || we.Code != codes.Unavailable {
+			return nil, err
+		}
+		e.markDown(w, we.Message)
+		next := e.retryTarget(w, req, size, tried)
+		if next == nil {
+			return nil, err
+		}
+		e.m.retries.Inc()
+		e.log.Warn("generate: worker unavailable, sending the request to another worker",
+			"request_id", req.GetRequestId(), "from", w.URL(), "to", next.URL(), "err", we.Message)
+		w = next
+	}
+}
+
+// attempt sends req to w and waits for its first response.
+func (e *Engine) attempt(ctx context.Context, w *Worker, req *schedulerpb.GenerateRequest, size int) (*Stream, error) {
+	rid := req.GetRequestId()
+	if size > w.cfg.maxMsg {
+		e.m.requests.WithLabelValues(w.URL(), "too_large").Inc()
+		return nil, fmt.Errorf("engine: generate %s: %d-byte request over the %d-byte message limit of %s: %w",
+			rid, size, w.cfg.maxMsg, w.URL(), ErrTooLarge)
+	}
+	sctx, cancel := context.WithCancel(ctx)
+	s := &Stream{e: e, w: w, rid: rid, ctx: ctx, cancel: cancel, choices: max(1, int(req.GetSamplingParams().GetN()))}
+	w.begin()
+	s.stopAbort = context.AfterFunc(ctx, s.abort)
+	cs, err := w.client.Generate(sctx, req)
+	if err == nil {
+		s.cs = cs
+		s.first, err = cs.Recv()
+		if errors.Is(err, io.EOF) {
+			err = &WorkerError{Op: "generate", Worker: w.URL(), Code: codes.Internal, Message: "stream ended without a response", Kind: ErrWorker}
+		}
+	}
+	if err != nil {
+		var we *WorkerError
+		if !errors.As(err, &we) || s.ctx.Err() != nil {
+			err = s.mapErr(err)
+		}
+		s.finish(err)
+		return nil, err
+	}
+	return s, nil
+}
+
+// retryTarget picks another healthy worker of the same model whose route
+// can carry req's tensors as placed, or nil.
+func (e *Engine) retryTarget(from *Worker, req *schedulerpb.GenerateRequest, size int, tried map[*Worker]bool) *Worker {
+	info := from.Info()
+	if info == nil {
+		return nil
+	}
+	var need []vision.Modality
+	for _, it := range req.GetMmInputs().GetItems() {
+		if m, ok := modalityOf(it.GetModality()); ok {
+			need = append(need, m)
+		}
+	}
+	cands, err := e.candidates(info.Name(), need)
+	if err != nil {
+		return nil
+	}
+	var ok []*Worker
+	for _, c := range cands {
+		if !tried[c] && compatible(c, req, size) {
+			ok = append(ok, c)
+		}
+	}
+	if len(ok) == 0 {
+		return nil
+	}
+	return e.choose(ok)
+}
+
+// compatible reports whether w can take req as built: shared-memory tensors
+// need a route that uses shared memory (mode shm, or auto with the same
+// namespace), inline tensors must stay within w's inline limit and the
+// message within its size limit.
+func compatible(w *Worker, req *schedulerpb.GenerateRequest, size int) bool {
+	if size > w.cfg.maxMsg {
+		return false
+	}
+	r := w.Route()
+	check := func(td *schedulerpb.TensorData) bool {
+		switch {
+		case td == nil:
+			return true
+		case td.GetShm() != nil:
+			return usesShm(r)
+		case td.GetRemote() != nil:
+			return false
+		}
+		return len(td.GetInline()) <= w.cfg.maxInline
+	}
+	for _, it := range req.GetMmInputs().GetItems() {
+		if !check(it.GetEncoderInput()) {
+			return false
+		}
+		for _, td := range it.GetModelSpecificTensors() {
+			if !check(td) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// Stream is one Generate call in progress. Recv must be called from one
+// goroutine at a time; Close may be called from any goroutine, any number of
+// times, and must be called when the caller is done (it releases the call).
+type Stream struct {
+	e      *Engine
+	w      *Worker
+	rid    string
+	ctx    context.Context
+	cancel context.CancelFunc
+	cs     grpc.ServerStreamingClient[schedulerpb.GenerateResponse]
+	first  *schedulerpb.GenerateResponse
+
+	stopAbort func() bool
+	closed    atomic.Bool
+	abortOnce sync.Once
+	doneOnce  sync.Once
+	// Recv's goroutine only:
+	done     bool // the stream ended
+	choices  int  // completes expected (n)
+	complete int  // completes seen
+}
+
+// Worker is the worker serving the stream (after any retry).
+func (s *Stream) Worker() *Worker { return s.w }
+
+// Recv returns the next response, io.EOF after the last one, or an error
+// mapped as Generate's. The stream counts as finished (in-flight count,
+// metrics; Close then sends no Abort) once the worker has sent a complete
+// response for each of the request's n choices.
+func (s *Stream) Recv() (*schedulerpb.GenerateResponse, error) {
+	if s.done {
+		return nil, io.EOF
+	}
+	r := s.first
+	s.first = nil
+	var err error
+	if r == nil {
+		r, err = s.cs.Recv()
+	}
+	if err == nil {
+		if r.GetComplete() != nil {
+			if s.complete++; s.complete >= s.choices {
+				s.done = true
+				s.finish(nil)
+			}
+		}
+		return r, nil
+	}
+	s.done = true
+	if errors.Is(err, io.EOF) {
+		s.finish(nil)
+		return nil, io.EOF
+	}
+	err = s.mapErr(err)
+	s.finish(err)
+	return nil, err
+}
+
+// Close ends the stream. If the worker has not finished, the request is
+// aborted on the worker (in the background).
+func (s *Stream) Close() {
+	finished := true
+	s.doneOnce.Do(func() { finished = false })
+	if finished {
+		return
+	}
+	s.closed.Store(true)
+	s.stopAbort()
+	s.abort()
+	s.cancel()
+	s.w.end()
+	s.e.m.requests.WithLabelValues(s.w.URL(), "cancelled").Inc()
+}
+
+// finish accounts for the end of the call (once) and frees its context.
+func (s *Stream) finish(err error) {
+	s.doneOnce.Do(func() {
+		s.stopAbort()
+		s.cancel()
+		s.w.end()
+		out := outcomeOf(err)
+		var we *WorkerError
+		switch {
+		case s.ctx.Err() != nil:
+			out = "cancelled"
+		case errors.As(err, &we) && we.Code == codes.Unavailable:
+			out = "unavailable"
+		}
+		s.e.m.requests.WithLabelValues(s.w.URL(), out).Inc()
+	})
+}
+
+// abort tells the worker to stop the request (once), in the background.
+func (s *Stream) abort() {
+	s.abortOnce.Do(func() {
+		e, w, rid := s.e, s.w, s.rid
+		e.goBackground(func() {
+			ctx, cancel := context.WithTimeout(e.base, e.opts.AbortTimeout)
+			defer cancel()
+			reason := "client gone"
+			if err := s.ctx.Err(); err != nil {
+				reason = err.Error()
+			}
+			r, err := w.client.Abort(ctx, &schedulerpb.AbortRequest{RequestId: rid, Reason: reason})
+			e.log.Debug("abort", "worker", w.URL(), "request_id", rid, "success", r.GetSuccess(), "err", err)
+		})
+	})
+}
+
+// mapErr turns a stream error into the package's errors.
+func (s *Stream) mapErr(err error) error {
+	if cerr := s.ctx.Err(); cerr != nil {
+		if errors.Is(cerr, context.DeadlineExceeded) {
+			return fmt.Errorf("engine: generate %s on %s: %w: %w", s.rid, s.w.URL(), ErrTimeout, cerr)
+		}
+		return fmt.Errorf("engine: generate %s on %s: %w", s.rid, s.w.URL(), cerr)
+	}
+	if s.closed.Load() {
+		return fmt.Errorf("engine: generate %s on %s: stream closed: %w", s.rid, s.w.URL(), context.Canceled)
+	}
+	st, _ := status.FromError(err)
+	return &WorkerError{Op: "generate", Worker: s.w.URL(), Code: st.Code(), Message: st.Message(), Kind: kindOf(st.Code())}
+}
+
+func isUnimplemented(err error) bool { return status.Code(err) == codes.Unimplemented }

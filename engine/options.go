@@ -1,0 +1,126 @@
+package engine
+
+import (
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"google.golang.org/grpc"
+
+	"github.com/mmgate/mmgate/shm"
+	"github.com/mmgate/mmgate/tensor"
+)
+
+// Defaults for Options and WorkerConfig.
+const (
+	DefaultHealthInterval = 5 * time.Second
+	DefaultHealthTimeout  = 2 * time.Second
+	DefaultAbortTimeout   = 2 * time.Second
+	DefaultShmMinBytes    = shm.DefaultMinBytes
+	DefaultMaxMessageSize = 256 << 20
+	// inlineMargin is kept free in a message for everything but the largest
+	// inline tensor (prompt ids, side tensors, framing): MaxInline is the
+	// message size minus max(1/16 of it, 64 KiB).
+	minInlineMargin = 64 << 10
+	// Tokenizer bundle caps.
+	DefaultMaxBundleBytes = 256 << 20 // zip bytes received
+	maxBundleFiles        = 256
+	maxBundleUnpacked     = 1 << 30 // total bytes written
+)
+
+// Policies for Options.Policy.
+const (
+	PolicyLeastLoaded = "least_loaded"
+	PolicyRoundRobin  = "round_robin"
+)
+
+// WorkerConfig describes one worker. The zero value of every field but URL
+// means its default.
+type WorkerConfig struct {
+	// URL is grpc://HOST:PORT or unix:///path (see ParseWorkerURL).
+	URL string
+	// Transport chooses how tensors travel: auto (default: shared memory
+	// when the worker shares the gateway's /dev/shm), inline or shm.
+	Transport shm.Mode
+	// ShmMinBytes: tensors below this stay inline. 0 means 65536; a
+	// negative value means no threshold.
+	ShmMinBytes int
+	// EncoderDType overrides the dtype of encoder inputs sent to this
+	// worker ("float32", "bfloat16" or "float16"). Default: the worker's
+	// multimodal_encoder_dtype when it is one of those, else float32.
+	EncoderDType string
+	// MaxMessageSize is the gRPC message limit both ways. 0 means 256 MiB.
+	MaxMessageSize int
+}
+
+// Options configure an Engine. The zero value of every field but Workers
+// means its default.
+type Options struct {
+	Workers []WorkerConfig
+	// Policy is "least_loaded" (default) or "round_robin".
+	Policy string
+	// HealthInterval is the period of each worker's health check. Default
+	// 5 s.
+	HealthInterval time.Duration
+	// HealthTimeout bounds each health, info and loads call. Default 2 s.
+	HealthTimeout time.Duration
+	// AbortTimeout bounds the Abort call sent when a caller gives up on a
+	// stream. Default 2 s.
+	AbortTimeout time.Duration
+	// MaxBundleBytes caps the tokenizer bundle received by FetchBundle.
+	// Default 256 MiB.
+	MaxBundleBytes int
+	// Pool is the gateway's shared-memory pool; nil sends every tensor
+	// inline.
+	Pool *shm.Pool
+	// Registerer receives the metrics; nil registers nothing.
+	Registerer prometheus.Registerer
+	// Logger receives worker state changes; nil discards.
+	Logger *slog.Logger
+	// DialOptions are appended to the engine's own (tests use them for
+	// custom dialers).
+	DialOptions []grpc.DialOption
+}
+
+// workerSettings is a validated WorkerConfig.
+type workerSettings struct {
+	url       string
+	target    string
+	mode      shm.Mode
+	minBytes  int
+	encDT     tensor.DType // 0: from the worker's info
+	maxMsg    int
+	maxInline int
+}
+
+func (c WorkerConfig) settings() (workerSettings, error) {
+	target, err := ParseWorkerURL(c.URL)
+	if err != nil {
+		return workerSettings{}, err
+	}
+	s := workerSettings{url: c.URL, target: target, mode: c.Transport, minBytes: c.ShmMinBytes, maxMsg: c.MaxMessageSize}
+	switch c.Transport {
+	case shm.ModeAuto, shm.ModeInline, shm.ModeShm:
+	default:
+		return s, fmt.Errorf("engine: worker %s: transport %v: %w", c.URL, c.Transport, ErrBadOptions)
+	}
+	if s.minBytes == 0 {
+		s.minBytes = DefaultShmMinBytes
+	}
+	if s.maxMsg == 0 {
+		s.maxMsg = DefaultMaxMessageSize
+	}
+	if s.maxMsg < 1<<20 {
+		return s, fmt.Errorf("engine: worker %s: max message size %d (want at least 1 MiB): %w", c.URL, c.MaxMessageSize, ErrBadOptions)
+	}
+	s.maxInline = s.maxMsg - max(s.maxMsg/16, minInlineMargin)
+	if c.EncoderDType != "" {
+		dt, err := tensor.ParseDType(c.EncoderDType)
+		if err != nil || !dt.IsFloat() {
+			return s, fmt.Errorf("engine: worker %s: encoder dtype %q (want float32, bfloat16 or float16): %w", c.URL, c.EncoderDType, ErrBadOptions)
+		}
+		s.encDT = dt
+	}
+	return s, nil
+}

@@ -1,0 +1,85 @@
+package engine
+
+import (
+	"fmt"
+	"net"
+	"net/url"
+	"path"
+	"strconv"
+	"strings"
+)
+
+// ParseWorkerURL checks a worker URL and returns the gRPC dial target for it.
+// Accepted forms:
+//
+//	grpc://HOST:PORT   TCP, plaintext (HOST a name, an IPv4 address or a
+//	                   bracketed IPv6 address; PORT 1..65535)
+//	unix:///path       a Unix socket at an absolute path
+//
+// Anything else (user info, query, fragment, a path after HOST:PORT, a
+// relative socket path) fails with ErrBadURL; grpcs:// fails with
+// ErrUnsupported.
+func ParseWorkerURL(raw string) (target string, err error) {
+	fail := func(why string) (string, error) {
+		return "", fmt.Errorf("engine: worker url %q: %s: %w", raw, why, ErrBadURL)
+	}
+	scheme, rest, ok := strings.Cut(raw, "://")
+	if !ok {
+		return fail("want grpc://HOST:PORT or unix:///path")
+	}
+	switch strings.ToLower(scheme) {
+	case "grpcs", "https":
+		return "", fmt.Errorf("engine: worker url %q: TLS (grpcs://) is %w; use grpc:// or unix://", raw, ErrUnsupported)
+	case "grpc":
+		if rest == "" || strings.ContainsAny(rest, "/?#@ \t") {
+			return fail("want grpc://HOST:PORT with nothing after the port")
+		}
+		host, port, err := net.SplitHostPort(rest)
+		if err != nil || host == "" {
+			return fail("want grpc://HOST:PORT")
+		}
+		p, err := strconv.Atoi(port)
+		if err != nil || p < 1 || p > 65535 || port != strconv.Itoa(p) {
+			return fail("port must be a number from 1 to 65535")
+		}
+		if strings.Contains(host, ":") && net.ParseIP(host) == nil {
+			return fail("bad IPv6 address")
+		}
+		if !strings.Contains(host, ":") && !validHost(host) {
+			return fail("bad host name")
+		}
+		return "dns:///" + net.JoinHostPort(host, port), nil
+	case "unix":
+		u, err := url.Parse(raw)
+		if err != nil {
+			return fail(err.Error())
+		}
+		if u.Host != "" || u.User != nil || u.RawQuery != "" || u.Fragment != "" || u.Opaque != "" {
+			return fail("want unix:///absolute/path")
+		}
+		if !strings.HasPrefix(u.Path, "/") || u.Path == "/" || strings.HasSuffix(u.Path, "/") || path.Clean(u.Path) != u.Path {
+			return fail("socket path must be absolute and clean")
+		}
+		if strings.ContainsRune(u.Path, 0) {
+			return fail("NUL in socket path")
+		}
+		return "unix://" + u.Path, nil
+	}
+	return fail("scheme must be grpc or unix")
+}
+
+// validHost accepts DNS names and IPv4 addresses: letters, digits, '-', '.',
+// '_'.
+func validHost(h string) bool {
+	if len(h) > 253 {
+		return false
+	}
+	for _, c := range h {
+		switch {
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9', c == '-', c == '.', c == '_':
+		default:
+			return false
+		}
+	}
+	return true
+}

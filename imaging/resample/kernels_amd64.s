@@ -1,0 +1,316 @@
+//go:build amd64 && !purego
+
+#include "textflag.h"
+
+// Dword order that undoes the in-lane interleaving of VPACKSSDW/VPACKUSWB.
+DATA permIdx<>+0(SB)/4, $0
+DATA permIdx<>+4(SB)/4, $4
+DATA permIdx<>+8(SB)/4, $1
+DATA permIdx<>+12(SB)/4, $5
+DATA permIdx<>+16(SB)/4, $2
+DATA permIdx<>+20(SB)/4, $6
+DATA permIdx<>+24(SB)/4, $3
+DATA permIdx<>+28(SB)/4, $7
+GLOBL permIdx<>(SB), RODATA|NOPTR, $32
+
+// func vrowAVX2(dst *uint8, n int, rows *[]uint8, taps int, w *int32)
+// 32 samples per iteration in four 8-lane int32 accumulators started at
+// 1<<21; each tap adds zero-extended samples times the broadcast weight.
+// Then an arithmetic shift by 22 and two saturating packs, which clamp to
+// 0..255 exactly.
+TEXT ·vrowAVX2(SB), NOSPLIT, $0-40
+	MOVQ dst+0(FP), DI
+	MOVQ n+8(FP), CX
+	MOVQ rows+16(FP), SI
+	MOVQ taps+24(FP), DX
+	MOVQ w+32(FP), R8
+	MOVL $0x200000, R9
+	VMOVD R9, X15
+	VPBROADCASTD X15, Y15
+	VMOVDQU permIdx<>(SB), Y14
+	XORQ AX, AX
+
+vloop:
+	CMPQ AX, CX
+	JGE  vdone
+	VMOVDQA Y15, Y0
+	VMOVDQA Y15, Y1
+	VMOVDQA Y15, Y2
+	VMOVDQA Y15, Y3
+	MOVQ SI, R10
+	MOVQ R8, R11
+	MOVQ DX, R12
+
+vtap:
+	MOVQ (R10), R13
+	VPBROADCASTD (R11), Y4
+	VPMOVZXBD (R13)(AX*1), Y5
+	VPMOVZXBD 8(R13)(AX*1), Y6
+	VPMOVZXBD 16(R13)(AX*1), Y7
+	VPMOVZXBD 24(R13)(AX*1), Y8
+	VPMULLD Y4, Y5, Y5
+	VPMULLD Y4, Y6, Y6
+	VPMULLD Y4, Y7, Y7
+	VPMULLD Y4, Y8, Y8
+	VPADDD Y5, Y0, Y0
+	VPADDD Y6, Y1, Y1
+	VPADDD Y7, Y2, Y2
+	VPADDD Y8, Y3, Y3
+	ADDQ $24, R10
+	ADDQ $4, R11
+	DECQ R12
+	JNZ  vtap
+
+	VPSRAD $22, Y0, Y0
+	VPSRAD $22, Y1, Y1
+	VPSRAD $22, Y2, Y2
+	VPSRAD $22, Y3, Y3
+	VPACKSSDW Y1, Y0, Y0
+	VPACKSSDW Y3, Y2, Y2
+	VPACKUSWB Y2, Y0, Y0
+	VPERMD Y0, Y14, Y0
+	VMOVDQU Y0, (DI)(AX*1)
+	ADDQ $32, AX
+	JMP  vloop
+
+vdone:
+	VZEROUPPER
+	RET
+
+// func hpassAVX2(dst *uint8, src *uint8, lo *int32, w *int32, n int, taps int)
+// One output pixel per iteration: each tap loads 4 source bytes (R, G, B
+// and the next pixel's R, whose lane is ignored) as four int32 lanes and
+// adds them times the broadcast weight.
+TEXT ·hpassAVX2(SB), NOSPLIT, $0-48
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ lo+16(FP), R8
+	MOVQ w+24(FP), R9
+	MOVQ n+32(FP), CX
+	MOVQ taps+40(FP), DX
+	MOVL $0x200000, R10
+	VMOVD R10, X15
+	VPBROADCASTD X15, X15
+
+hloop:
+	TESTQ CX, CX
+	JZ    hdone
+	MOVLQSX (R8), AX
+	LEAQ (AX)(AX*2), AX
+	ADDQ SI, AX
+	VMOVDQA X15, X0
+	VPXOR X1, X1, X1
+	MOVQ DX, R12
+	SHRQ $1, R12
+	JZ   hone
+
+htap2:
+	VPMOVZXBD (AX), X2
+	VPBROADCASTD (R9), X3
+	VPMULLD X3, X2, X2
+	VPADDD X2, X0, X0
+	VPMOVZXBD 3(AX), X4
+	VPBROADCASTD 4(R9), X5
+	VPMULLD X5, X4, X4
+	VPADDD X4, X1, X1
+	ADDQ $6, AX
+	ADDQ $8, R9
+	DECQ R12
+	JNZ  htap2
+
+hone:
+	TESTQ $1, DX
+	JZ    hstore
+	VPMOVZXBD (AX), X2
+	VPBROADCASTD (R9), X3
+	VPMULLD X3, X2, X2
+	VPADDD X2, X0, X0
+	ADDQ $4, R9
+
+hstore:
+	VPADDD X1, X0, X0
+	VPSRAD $22, X0, X0
+	VPACKSSDW X0, X0, X0
+	VPACKUSWB X0, X0, X0
+	VMOVD X0, R13
+	MOVW R13, (DI)
+	SHRL $16, R13
+	MOVB R13, 2(DI)
+	ADDQ $3, DI
+	ADDQ $4, R8
+	DECQ CX
+	JMP  hloop
+
+hdone:
+	VZEROUPPER
+	RET
+
+// Byte shuffle for hpassMADD: from 4 pixels (12 bytes, in both 128-bit
+// lanes) build int16 pairs, one per dword: (R0,R1) (R2,R3) (G0,G1) (G2,G3)
+// in the low lane, (B0,B1) (B2,B3) 0 0 in the high lane.
+DATA shufRGB<>+0(SB)/8, $0x8009800680038000
+DATA shufRGB<>+8(SB)/8, $0x800a800780048001
+DATA shufRGB<>+16(SB)/8, $0x800b800880058002
+DATA shufRGB<>+24(SB)/8, $0x8080808080808080
+GLOBL shufRGB<>(SB), RODATA|NOPTR, $32
+
+// Dword order that gathers two pixels' sums after VPHADDD:
+// [RA GA RB GB | BA 0 BB 0] -> [RA GA BA RB GB BB 0 0].
+DATA pairIdx<>+0(SB)/4, $0
+DATA pairIdx<>+4(SB)/4, $1
+DATA pairIdx<>+8(SB)/4, $4
+DATA pairIdx<>+12(SB)/4, $2
+DATA pairIdx<>+16(SB)/4, $3
+DATA pairIdx<>+20(SB)/4, $6
+DATA pairIdx<>+24(SB)/4, $5
+DATA pairIdx<>+28(SB)/4, $7
+GLOBL pairIdx<>(SB), RODATA|NOPTR, $32
+
+// func hpassMADD(dst *uint8, src *uint8, lo *int32, w *int16, pairs int, groups int)
+// Two output pixels (A, B) per iteration. Each group of four taps loads 16
+// source bytes, shuffles them into int16 pairs and multiplies-adds them
+// with the broadcast high and low weight halves (VPMADDWD), accumulating
+// hi and lo sums separately; then sum = (hi << 12) + lo + bias, shift by
+// 22, saturating packs (the clamp to 0..255), and six bytes stored.
+TEXT ·hpassMADD(SB), NOSPLIT, $0-48
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ lo+16(FP), R8
+	MOVQ w+24(FP), R9
+	MOVQ pairs+32(FP), CX
+	MOVQ groups+40(FP), DX
+	MOVQ DX, R14
+	SHLQ $4, R14 // bytes of weights per pixel
+	VMOVDQU shufRGB<>(SB), Y13
+	VMOVDQU pairIdx<>(SB), Y12
+	MOVL $0x200000, R10
+	VMOVD R10, X15
+	VPBROADCASTD X15, Y15
+
+mloop:
+	TESTQ CX, CX
+	JZ    mdone
+	MOVLQSX (R8), AX
+	LEAQ (AX)(AX*2), AX
+	ADDQ SI, AX
+	MOVLQSX 4(R8), BX
+	LEAQ (BX)(BX*2), BX
+	ADDQ SI, BX
+	MOVQ R9, R11
+	LEAQ (R9)(R14*1), R13
+	VPXOR Y0, Y0, Y0
+	VPXOR Y1, Y1, Y1
+	VPXOR Y5, Y5, Y5
+	VPXOR Y6, Y6, Y6
+	MOVQ DX, R12
+
+mgroup:
+	VBROADCASTI128 (AX), Y2
+	VPSHUFB Y13, Y2, Y2
+	VPBROADCASTQ (R11), Y3
+	VPBROADCASTQ 8(R11), Y4
+	VPMADDWD Y3, Y2, Y3
+	VPMADDWD Y4, Y2, Y4
+	VPADDD Y3, Y0, Y0
+	VPADDD Y4, Y1, Y1
+	VBROADCASTI128 (BX), Y7
+	VPSHUFB Y13, Y7, Y7
+	VPBROADCASTQ (R13), Y8
+	VPBROADCASTQ 8(R13), Y9
+	VPMADDWD Y8, Y7, Y8
+	VPMADDWD Y9, Y7, Y9
+	VPADDD Y8, Y5, Y5
+	VPADDD Y9, Y6, Y6
+	ADDQ $12, AX
+	ADDQ $12, BX
+	ADDQ $16, R11
+	ADDQ $16, R13
+	DECQ R12
+	JNZ  mgroup
+
+	VPSLLD $12, Y0, Y0
+	VPADDD Y1, Y0, Y0
+	VPSLLD $12, Y5, Y5
+	VPADDD Y6, Y5, Y5
+	VPHADDD Y5, Y0, Y0
+	VPERMD Y0, Y12, Y0
+	VPADDD Y15, Y0, Y0
+	VPSRAD $22, Y0, Y0
+	VEXTRACTI128 $1, Y0, X1
+	VPACKSSDW X1, X0, X0
+	VPACKUSWB X0, X0, X0
+	VMOVQ X0, R10
+	MOVL R10, (DI)
+	SHRQ $32, R10
+	MOVW R10, 4(DI)
+	ADDQ $6, DI
+	ADDQ $8, R8
+	LEAQ (R9)(R14*2), R9
+	DECQ CX
+	JMP  mloop
+
+mdone:
+	VZEROUPPER
+	RET
+
+// func hpassBlocks(dst *uint8, src *uint8, b0 *int32, nj *int32, w *int32, blocks int)
+// Eight output pixels (24 samples) per block: each tap multiplies 24
+// contiguous source bytes by 24 per-lane weights; the accumulators map to
+// the 24 output bytes in order.
+TEXT ·hpassBlocks(SB), NOSPLIT, $0-48
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ b0+16(FP), R8
+	MOVQ nj+24(FP), R9
+	MOVQ w+32(FP), R10
+	MOVQ blocks+40(FP), CX
+	MOVL $0x200000, R11
+	VMOVD R11, X15
+	VPBROADCASTD X15, Y15
+	VMOVDQU permIdx<>(SB), Y14
+
+bloop:
+	TESTQ CX, CX
+	JZ    bdone
+	MOVLQSX (R8), AX
+	LEAQ (AX)(AX*2), AX
+	ADDQ SI, AX
+	MOVLQSX (R9), R12
+	VMOVDQA Y15, Y0
+	VMOVDQA Y15, Y1
+	VMOVDQA Y15, Y2
+
+btap:
+	VPMOVZXBD (AX), Y3
+	VPMOVZXBD 8(AX), Y4
+	VPMOVZXBD 16(AX), Y5
+	VPMULLD (R10), Y3, Y3
+	VPMULLD 32(R10), Y4, Y4
+	VPMULLD 64(R10), Y5, Y5
+	VPADDD Y3, Y0, Y0
+	VPADDD Y4, Y1, Y1
+	VPADDD Y5, Y2, Y2
+	ADDQ $3, AX
+	ADDQ $96, R10
+	DECQ R12
+	JNZ  btap
+
+	VPSRAD $22, Y0, Y0
+	VPSRAD $22, Y1, Y1
+	VPSRAD $22, Y2, Y2
+	VPACKSSDW Y1, Y0, Y0
+	VPACKSSDW Y2, Y2, Y2
+	VPACKUSWB Y2, Y0, Y0
+	VPERMD Y0, Y14, Y0
+	VMOVDQU X0, (DI)
+	VEXTRACTI128 $1, Y0, X1
+	VMOVQ X1, 16(DI)
+	ADDQ $24, DI
+	ADDQ $4, R8
+	ADDQ $4, R9
+	DECQ CX
+	JMP  bloop
+
+bdone:
+	VZEROUPPER
+	RET

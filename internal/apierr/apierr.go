@@ -1,0 +1,150 @@
+// Package apierr maps every error the gateway can meet to the OpenAI error
+// JSON and HTTP status that conventions.md lists. It is the one place where
+// that mapping lives: handlers call From and write what it returns.
+package apierr
+
+import (
+	"context"
+	"errors"
+	"net/http"
+
+	"github.com/mmgate/mmgate/chattemplate"
+	"github.com/mmgate/mmgate/engine"
+	"github.com/mmgate/mmgate/media"
+	"github.com/mmgate/mmgate/media/fetch"
+	"github.com/mmgate/mmgate/prompt"
+	"github.com/mmgate/mmgate/shm"
+	"github.com/mmgate/mmgate/vision"
+)
+
+// Error is an API error: the HTTP status and the body
+// {"error": {"message", "type", "code", "param"}}.
+type Error struct {
+	Status  int    `json:"-"`
+	Message string `json:"message"`
+	Type    string `json:"type"`
+	Code    string `json:"code"`
+	Param   any    `json:"param"` // a string, or null
+}
+
+func (e *Error) Error() string { return e.Message }
+
+// Body is the JSON document for e.
+func (e *Error) Body() map[string]any { return map[string]any{"error": e} }
+
+// The error kinds of conventions.md.
+const (
+	TypeInvalidRequest = "invalid_request_error"
+	TypeAuthentication = "authentication_error"
+)
+
+// New makes an Error; param may be "" (null).
+func New(status int, typ, code, msg, param string) *Error {
+	e := &Error{Status: status, Type: typ, Code: code, Message: msg}
+	if param != "" {
+		e.Param = param
+	}
+	return e
+}
+
+// Sentinels that the HTTP layer itself raises.
+var (
+	// ErrOverloaded: over max in-flight requests or a budget that cannot
+	// be waited for.
+	ErrOverloaded = errors.New("server overloaded")
+	// ErrBodyTooLarge: the request body is over the limit.
+	ErrBodyTooLarge = errors.New("request body too large")
+	// ErrBadRequest: anything the handler refuses before the pipeline.
+	ErrBadRequest = errors.New("bad request")
+	// ErrUnauthorized: an API key is required and was missing or wrong.
+	ErrUnauthorized = errors.New("invalid API key")
+	// ErrModelNotFound, ErrNoWorker, ErrWorker, ErrTimeout: the engine's
+	// outcomes, for backends that report them through these sentinels.
+	ErrModelNotFound = errors.New("model not found")
+	ErrNoWorker      = errors.New("no healthy worker")
+	ErrWorker        = errors.New("worker error")
+	ErrTimeout       = errors.New("timeout")
+)
+
+// rule maps a sentinel to a status, type and code.
+type rule struct {
+	target error
+	status int
+	typ    string
+	code   string
+}
+
+// rules are checked in order; the first errors.Is match wins.
+var rules = []rule{
+	{ErrUnauthorized, http.StatusUnauthorized, TypeAuthentication, "invalid_api_key"},
+	{fetch.ErrForbidden, http.StatusForbidden, TypeInvalidRequest, "media_url_forbidden"},
+	{ErrModelNotFound, http.StatusNotFound, TypeInvalidRequest, "model_not_found"},
+	{engine.ErrModelNotFound, http.StatusNotFound, TypeInvalidRequest, "model_not_found"},
+	{engine.ErrTooLarge, http.StatusRequestEntityTooLarge, TypeInvalidRequest, "too_large"},
+	{engine.ErrModality, http.StatusBadRequest, TypeInvalidRequest, "invalid_request_error"},
+	{engine.ErrWorkerRejected, http.StatusBadRequest, TypeInvalidRequest, "invalid_request_error"},
+	{engine.ErrOverloaded, http.StatusTooManyRequests, "overloaded", "overloaded"},
+	{engine.ErrNoWorker, http.StatusServiceUnavailable, "no_worker", "no_worker"},
+	{engine.ErrTimeout, http.StatusGatewayTimeout, "timeout", "timeout"},
+	{engine.ErrWorker, http.StatusBadGateway, "worker_error", "worker_error"},
+	{ErrBodyTooLarge, http.StatusRequestEntityTooLarge, TypeInvalidRequest, "too_large"},
+	{fetch.ErrTooLarge, http.StatusRequestEntityTooLarge, TypeInvalidRequest, "too_large"},
+	{media.ErrTooLarge, http.StatusRequestEntityTooLarge, TypeInvalidRequest, "too_large"},
+	{vision.ErrTooLarge, http.StatusRequestEntityTooLarge, TypeInvalidRequest, "too_large"},
+	{shm.ErrTooLarge, http.StatusRequestEntityTooLarge, TypeInvalidRequest, "too_large"},
+	{fetch.ErrTimeout, http.StatusGatewayTimeout, "timeout", "timeout"},
+	{fetch.ErrFetch, http.StatusUnprocessableEntity, TypeInvalidRequest, "unprocessable_media"},
+	{media.ErrUnsupported, http.StatusUnprocessableEntity, TypeInvalidRequest, "unprocessable_media"},
+	{media.ErrCorrupt, http.StatusUnprocessableEntity, TypeInvalidRequest, "unprocessable_media"},
+	{fetch.ErrBadURL, http.StatusBadRequest, TypeInvalidRequest, "invalid_request_error"},
+	{prompt.ErrBadRequest, http.StatusBadRequest, TypeInvalidRequest, "invalid_request_error"},
+	{prompt.ErrUnsupported, http.StatusBadRequest, TypeInvalidRequest, "invalid_request_error"},
+	{prompt.ErrTooMany, http.StatusBadRequest, TypeInvalidRequest, "invalid_request_error"},
+	{chattemplate.ErrBadInput, http.StatusBadRequest, TypeInvalidRequest, "invalid_request_error"},
+	{chattemplate.ErrUnsupported, http.StatusBadRequest, TypeInvalidRequest, "invalid_request_error"},
+	{chattemplate.ErrBadTemplate, http.StatusBadRequest, TypeInvalidRequest, "invalid_request_error"},
+	{vision.ErrAspectRatio, http.StatusBadRequest, TypeInvalidRequest, "invalid_request_error"},
+	{vision.ErrTooSmall, http.StatusBadRequest, TypeInvalidRequest, "invalid_request_error"},
+	{vision.ErrBadOptions, http.StatusBadRequest, TypeInvalidRequest, "invalid_request_error"},
+	{vision.ErrUnsupported, http.StatusBadRequest, TypeInvalidRequest, "invalid_request_error"},
+	{ErrBadRequest, http.StatusBadRequest, TypeInvalidRequest, "invalid_request_error"},
+	{ErrOverloaded, http.StatusTooManyRequests, "overloaded", "overloaded"},
+	{ErrNoWorker, http.StatusServiceUnavailable, "no_worker", "no_worker"},
+	{ErrTimeout, http.StatusGatewayTimeout, "timeout", "timeout"},
+	{context.DeadlineExceeded, http.StatusGatewayTimeout, "timeout", "timeout"},
+	{ErrWorker, http.StatusBadGateway, "worker_error", "worker_error"},
+}
+
+// Classifier maps errors of other packages (for example the engine's) that
+// this package does not know by name. It returns nil for errors it does not
+// recognise.
+type Classifier func(err error) *Error
+
+// From maps err to an API error. extra classifiers are consulted first;
+// anything unrecognised becomes a 500 without leaking internals beyond the
+// message.
+func From(err error, extra ...Classifier) *Error {
+	var ae *Error
+	if errors.As(err, &ae) {
+		return ae
+	}
+	for _, c := range extra {
+		if e := c(err); e != nil {
+			return e
+		}
+	}
+	param := ""
+	var pe *prompt.Error
+	if errors.As(err, &pe) {
+		param = pe.Param
+	}
+	for _, r := range rules {
+		if errors.Is(err, r.target) {
+			return New(r.status, r.typ, r.code, err.Error(), param)
+		}
+	}
+	if errors.Is(err, context.Canceled) {
+		return New(499, "cancelled", "cancelled", "request cancelled", "")
+	}
+	return New(http.StatusInternalServerError, "internal_error", "internal_error", err.Error(), "")
+}

@@ -1,0 +1,350 @@
+package benchgw
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Runner holds the prepared request bodies and the client of one benchmark.
+type Runner struct {
+	opts   Options
+	ep     endpoint
+	client *http.Client
+	bodies [][]byte // one image request body per image file
+	probe  []byte   // the text-only probe's body
+}
+
+// New validates opts, builds every request body and the HTTP client.
+func New(opts Options) (*Runner, error) {
+	if err := opts.validate(); err != nil {
+		return nil, fmt.Errorf("bench gateway: %w", err)
+	}
+	opts.setDefaults()
+	ep, err := parseEndpoint(opts.URL, opts.AllowRemote)
+	if err != nil {
+		return nil, fmt.Errorf("bench gateway: %w", err)
+	}
+	r := &Runner{opts: opts, ep: ep, client: opts.Client}
+	if r.client == nil {
+		r.client = newClient(ep, opts.Concurrency+2)
+	}
+	for _, im := range opts.Images {
+		b, err := json.Marshal(chatRequest{
+			Model: opts.Model, MaxTokens: opts.MaxTokens, Stream: true,
+			Messages: []message{{Role: "user", Content: []part{
+				{Type: "image_url", ImageURL: &imageURL{URL: im.DataURL}},
+				{Type: "text", Text: opts.Text},
+			}}},
+		})
+		if err != nil {
+			return nil, fmt.Errorf("bench gateway: %w", err)
+		}
+		r.bodies = append(r.bodies, b)
+	}
+	r.probe, err = json.Marshal(chatRequest{
+		Model: opts.Model, MaxTokens: opts.MaxTokens, Stream: true,
+		Messages: []message{{Role: "user", Content: opts.ProbeText}},
+	})
+	if err != nil {
+		return nil, fmt.Errorf("bench gateway: %w", err)
+	}
+	return r, nil
+}
+
+// chatRequest is the OpenAI chat completion request the runner sends.
+type chatRequest struct {
+	Model     string    `json:"model"`
+	Messages  []message `json:"messages"`
+	MaxTokens int       `json:"max_tokens"`
+	Stream    bool      `json:"stream"`
+}
+
+type message struct {
+	Role    string `json:"role"`
+	Content any    `json:"content"` // string or []part
+}
+
+type part struct {
+	Type     string    `json:"type"`
+	Text     string    `json:"text,omitempty"`
+	ImageURL *imageURL `json:"image_url,omitempty"`
+}
+
+type imageURL struct {
+	URL string `json:"url"`
+}
+
+// newClient returns a client keeping up to conns connections to the gateway.
+func newClient(ep endpoint, conns int) *http.Client {
+	tr := &http.Transport{
+		Proxy:               nil,
+		MaxIdleConns:        conns,
+		MaxIdleConnsPerHost: conns,
+		IdleConnTimeout:     90 * time.Second,
+		DisableCompression:  true,
+		ForceAttemptHTTP2:   false,
+		WriteBufferSize:     256 << 10,
+		ReadBufferSize:      32 << 10,
+	}
+	d := &net.Dialer{Timeout: 10 * time.Second}
+	if ep.socket != "" {
+		tr.DialContext = func(ctx context.Context, _, _ string) (net.Conn, error) {
+			return d.DialContext(ctx, "unix", ep.socket)
+		}
+	} else {
+		tr.DialContext = d.DialContext
+	}
+	return &http.Client{Transport: tr}
+}
+
+// outcome is one finished request.
+type outcome struct {
+	probe   bool
+	latency time.Duration
+	ttft    time.Duration // 0 when no content arrived
+	status  int           // HTTP status; 0 when none was read
+	code    string        // "" on success
+	message string
+	shm     int
+	inline  int
+}
+
+func (o *outcome) ok() bool { return o.code == "" }
+
+// do sends one streaming request and reads the whole reply.
+func (r *Runner) do(ctx context.Context, body []byte, probe bool) outcome {
+	out := outcome{probe: probe}
+	ctx, cancel := context.WithTimeout(ctx, r.opts.RequestTimeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, r.ep.base+"/v1/chat/completions", bytes.NewReader(body))
+	if err != nil {
+		out.code, out.message = "client", err.Error()
+		return out
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "text/event-stream")
+	if r.opts.APIKey != "" {
+		req.Header.Set("Authorization", "Bearer "+r.opts.APIKey)
+	}
+	start := time.Now()
+	resp, err := r.client.Do(req)
+	if err != nil {
+		out.latency = time.Since(start)
+		out.code, out.message = networkCode(ctx, err), err.Error()
+		return out
+	}
+	defer resp.Body.Close()
+	out.status = resp.StatusCode
+	if resp.StatusCode != http.StatusOK {
+		b, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
+		out.latency = time.Since(start)
+		var e struct {
+			Error *apiError `json:"error"`
+		}
+		if json.Unmarshal(b, &e) == nil && e.Error != nil {
+			out.code, out.message = e.Error.code(), e.Error.Message
+		} else {
+			out.code, out.message = "http", fmt.Sprintf("%.200s", b)
+		}
+		if out.code == "" {
+			out.code = "http"
+		}
+		return out
+	}
+	res, err := readStream(resp.Body, time.Now)
+	out.latency = time.Since(start)
+	if !res.firstContent.IsZero() {
+		out.ttft = res.firstContent.Sub(start)
+	}
+	switch {
+	case err != nil && errors.Is(err, errBadStream):
+		out.code, out.message = "bad_stream", err.Error()
+	case err != nil:
+		out.code, out.message = networkCode(ctx, err), err.Error()
+	case res.apiErr != nil:
+		out.code, out.message = res.apiErr.code(), res.apiErr.Message
+		if out.code == "" {
+			out.code = "stream_error"
+		}
+	case !res.done:
+		out.code, out.message = "truncated", "stream ended without [DONE]"
+	}
+	out.shm, out.inline = transportsInReply(res.text)
+	return out
+}
+
+// networkCode classifies a transport-level failure.
+func networkCode(ctx context.Context, err error) string {
+	switch {
+	case errors.Is(ctx.Err(), context.DeadlineExceeded) || errors.Is(err, context.DeadlineExceeded):
+		return "client_timeout"
+	case errors.Is(err, context.Canceled):
+		return "canceled"
+	}
+	return "network"
+}
+
+// Run sends the load and returns the report. It fails only when nothing
+// could be measured (a canceled context before any request); request
+// failures are counted in the report.
+func (r *Runner) Run(ctx context.Context) (*Report, error) {
+	o := r.opts
+	before, merr := r.scrape(ctx)
+
+	var (
+		next     atomic.Int64
+		finished atomic.Int64
+		mu       sync.Mutex
+		results  = make([]outcome, 0, o.Requests)
+		probes   []outcome
+		stopped  = make(chan struct{})
+		stopOnce sync.Once
+		stopBy   = "requests"
+	)
+	stop := func(why string) {
+		stopOnce.Do(func() {
+			mu.Lock()
+			stopBy = why
+			mu.Unlock()
+			close(stopped)
+		})
+	}
+	capTimer := time.AfterFunc(o.Duration, func() { stop("duration") })
+	defer capTimer.Stop()
+	go func() {
+		select {
+		case <-ctx.Done():
+			stop("canceled")
+		case <-stopped:
+		}
+	}()
+
+	start := time.Now()
+	var wg sync.WaitGroup
+	for range o.Concurrency {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				select {
+				case <-stopped:
+					return
+				default:
+				}
+				i := int(next.Add(1)) - 1
+				if i >= o.Requests {
+					return
+				}
+				res := r.do(ctx, r.bodies[i%len(r.bodies)], false)
+				finished.Add(1)
+				mu.Lock()
+				results = append(results, res)
+				mu.Unlock()
+			}
+		}()
+	}
+	imagesDone := make(chan struct{})
+	var probeWG sync.WaitGroup
+	if !o.NoProbe {
+		probeWG.Add(1)
+		go func() {
+			defer probeWG.Done()
+			for {
+				select {
+				case <-imagesDone:
+					return
+				default:
+				}
+				res := r.do(ctx, r.probe, true)
+				select {
+				case <-imagesDone:
+					// A probe that ended after the image load is not
+					// measured under load.
+					return
+				default:
+				}
+				mu.Lock()
+				probes = append(probes, res)
+				mu.Unlock()
+			}
+		}()
+	}
+	progressDone := make(chan struct{})
+	go r.progress(start, &finished, imagesDone, progressDone)
+
+	wg.Wait()
+	wall := time.Since(start)
+	close(imagesDone)
+	probeWG.Wait()
+	<-progressDone
+	select {
+	case <-stopped:
+	default:
+		stop("requests")
+	}
+
+	var after metrics
+	if merr == nil {
+		after, merr = r.scrape(context.WithoutCancel(ctx))
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(results) == 0 && ctx.Err() != nil {
+		return nil, fmt.Errorf("bench gateway: %w", ctx.Err())
+	}
+	rep := r.report(results, probes, wall, stopBy)
+	if merr != nil {
+		rep.MetricsError = merr.Error()
+	} else {
+		addMetrics(rep, before, after)
+	}
+	return rep, nil
+}
+
+// progress prints the number of finished image requests every 2 s.
+func (r *Runner) progress(start time.Time, finished *atomic.Int64, done <-chan struct{}, exit chan<- struct{}) {
+	defer close(exit)
+	t := time.NewTicker(2 * time.Second)
+	defer t.Stop()
+	for {
+		select {
+		case <-done:
+			return
+		case <-t.C:
+			n := finished.Load()
+			fmt.Fprintf(r.opts.Progress, "bench gateway: %d/%d image requests in %.1fs\n", n, r.opts.Requests, time.Since(start).Seconds())
+		}
+	}
+}
+
+// scrape reads the gateway's /metrics.
+func (r *Runner) scrape(ctx context.Context) (metrics, error) {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, r.ep.base+"/metrics", nil)
+	if err != nil {
+		return nil, fmt.Errorf("metrics: %w", err)
+	}
+	resp, err := r.client.Do(req)
+	if err != nil {
+		return nil, fmt.Errorf("metrics: %w", err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("metrics: status %d", resp.StatusCode)
+	}
+	m, err := parseMetrics(resp.Body)
+	if err != nil {
+		return nil, fmt.Errorf("metrics: %w", err)
+	}
+	return m, nil
+}

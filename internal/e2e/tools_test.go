@@ -1,0 +1,78 @@
+package e2e
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/shared"
+)
+
+const weatherCall = "Let me look that up.\n<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\", \"unit\": \"celsius\"}}\n</tool_call>"
+
+func weatherTool() openai.ChatCompletionToolUnionParam {
+	return openai.ChatCompletionFunctionTool(shared.FunctionDefinitionParam{
+		Name:        "get_weather",
+		Description: openai.String("Current weather in a city"),
+		Parameters: shared.FunctionParameters{
+			"type":       "object",
+			"properties": map[string]any{"city": map[string]any{"type": "string"}, "unit": map[string]any{"type": "string"}},
+			"required":   []string{"city"},
+		},
+	})
+}
+
+// TestToolCalls: the worker answers with a Qwen tool-call block; the client
+// receives tool_calls it can use, whole and streamed.
+func TestToolCalls(t *testing.T) {
+	shm := shmDir(t)
+	w, _ := startWorker(t, shm, "--reply-tool-call", weatherCall)
+	url, _ := startGateway(t, shm, "--worker", w)
+	c := client(url)
+	ctx := ctxT(t)
+	params := openai.ChatCompletionNewParams{
+		Model:    "qwen3-vl",
+		Messages: []openai.ChatCompletionMessageParamUnion{openai.UserMessage("What is the weather in Paris?")},
+		Tools:    []openai.ChatCompletionToolUnionParam{weatherTool()},
+	}
+	check := func(how string, msg openai.ChatCompletionMessage, finish string) {
+		t.Helper()
+		if finish != "tool_calls" || len(msg.ToolCalls) != 1 {
+			t.Fatalf("%s: finish %q, %d calls, content %q", how, finish, len(msg.ToolCalls), msg.Content)
+		}
+		call := msg.ToolCalls[0]
+		var args struct{ City, Unit string }
+		if call.Function.Name != "get_weather" || json.Unmarshal([]byte(call.Function.Arguments), &args) != nil || args.City != "Paris" || call.ID == "" {
+			t.Errorf("%s: call %+v", how, call)
+		}
+		if msg.Content != "Let me look that up.\n" {
+			t.Errorf("%s: content %q", how, msg.Content)
+		}
+	}
+	resp, err := c.Chat.Completions.New(ctx, params)
+	if err != nil {
+		t.Fatal(err)
+	}
+	check("whole", resp.Choices[0].Message, resp.Choices[0].FinishReason)
+
+	stream := c.Chat.Completions.NewStreaming(ctx, params)
+	acc := openai.ChatCompletionAccumulator{}
+	for stream.Next() {
+		acc.AddChunk(stream.Current())
+	}
+	if err := stream.Err(); err != nil {
+		t.Fatal(err)
+	}
+	check("streamed", acc.Choices[0].Message, acc.Choices[0].FinishReason)
+
+	// Without tools in the request the same text is plain content.
+	resp, err = c.Chat.Completions.New(ctx, openai.ChatCompletionNewParams{
+		Model: "qwen3-vl", Messages: []openai.ChatCompletionMessageParamUnion{openai.UserMessage("hi")},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.Choices[0].Message.Content != weatherCall || resp.Choices[0].FinishReason != "stop" {
+		t.Errorf("without tools: %q %q", resp.Choices[0].Message.Content, resp.Choices[0].FinishReason)
+	}
+}

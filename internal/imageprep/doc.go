@@ -1,0 +1,21 @@
+// Package imageprep turns encoded image bytes into a model's pixel_values:
+// decode (Pillow-equivalent, package media) → plan (smart_resize, grid,
+// tokens; package vision) → allocate the destination through a caller-given
+// Allocator (a Go slice, or a shared-memory segment in the gateway) → resize,
+// normalize and patchify straight into it.
+//
+// Exactness: with the cgo decoders, the bytes written equal, bit for bit, the
+// pixel_values of scripts/golden/reference_preprocess.py — vLLM's 2026 image
+// loader (EXIF transpose, transparency composited on white, else
+// convert("RGB")) followed by the Hugging Face slow Qwen2-VL image processor
+// with transformers v5 smart_resize and Pillow BICUBIC resizing (including
+// the Pillow ≥ 12.2 tall-image rule). Result.Exact reports false when the
+// decoder that ran is not Pillow-exact (a build without cgo).
+// testdata/photos/golden.json pins the expected hashes; the golden test
+// tolerates no difference.
+//
+// A Preprocessor is safe for concurrent use. It bounds how many images are
+// decoded and processed at the same time (Options.Concurrency); each
+// processing call may itself fan out over several goroutines (see the
+// processor's own options).
+package imageprep

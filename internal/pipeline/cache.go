@@ -1,0 +1,86 @@
+package pipeline
+
+import (
+	"container/list"
+	"sync"
+
+	"github.com/mmgate/mmgate/vision"
+)
+
+// cached is a preprocessed image: its plan and its pixel_values bytes in one
+// dtype. Data is never modified once stored: inline transports share it, shm
+// transports copy it into a fresh segment.
+type cached struct {
+	plan vision.Plan
+	data []byte
+}
+
+// tensorCache is an LRU of preprocessed tensors under a byte budget. It is
+// safe for concurrent use.
+type tensorCache struct {
+	budget int64
+
+	mu    sync.Mutex
+	used  int64
+	ll    *list.List
+	items map[string]*list.Element
+}
+
+type cacheEntry struct {
+	key string
+	val cached
+}
+
+func newTensorCache(budget int64) *tensorCache {
+	return &tensorCache{budget: budget, ll: list.New(), items: map[string]*list.Element{}}
+}
+
+// get returns the entry for key and marks it recently used.
+func (c *tensorCache) get(key string) (cached, bool) {
+	if c == nil || c.budget <= 0 {
+		return cached{}, false
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e, ok := c.items[key]
+	if !ok {
+		return cached{}, false
+	}
+	c.ll.MoveToFront(e)
+	return e.Value.(*cacheEntry).val, true
+}
+
+// put stores val (which the cache now owns) unless it alone is over the
+// budget, evicting the least recently used entries to make room. It reports
+// whether val was stored.
+func (c *tensorCache) put(key string, val cached) bool {
+	if c == nil || c.budget <= 0 || int64(len(val.data)) > c.budget {
+		return false
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if e, ok := c.items[key]; ok {
+		c.ll.MoveToFront(e)
+		return true
+	}
+	c.items[key] = c.ll.PushFront(&cacheEntry{key: key, val: val})
+	c.used += int64(len(val.data))
+	for c.used > c.budget {
+		last := c.ll.Back()
+		ent := last.Value.(*cacheEntry)
+		c.ll.Remove(last)
+		delete(c.items, ent.key)
+		c.used -= int64(len(ent.val.data))
+	}
+	return true
+}
+
+// usage is the bytes and entries held.
+func (c *tensorCache) usage() (int64, int) {
+	if c == nil {
+		return 0, 0
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.used, len(c.items)
+}

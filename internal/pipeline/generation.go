@@ -1,0 +1,324 @@
+package pipeline
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/mmgate/mmgate/engine"
+	"github.com/mmgate/mmgate/internal/respparse"
+	"github.com/mmgate/mmgate/internal/server"
+	schedulerpb "github.com/mmgate/mmgate/proto/scheduler"
+	"github.com/mmgate/mmgate/prompt"
+	"github.com/mmgate/mmgate/tokenizer"
+)
+
+// generation reads the worker's stream and turns token ids into text events,
+// one incremental decoder per choice, enforcing stop strings on the decoded
+// text (the worker is told them too).
+type generation struct {
+	p       *Pipeline
+	stream  *engine.Stream
+	tok     *tokenizer.Tokenizer
+	model   string
+	prompt  int
+	n       int
+	stops   []string
+	logprob bool
+	choices []*choiceState
+	queue   []server.Event
+	times   *stageTimes
+	started time.Time
+	ended   bool
+	cached  int
+}
+
+type choiceState struct {
+	dec        *tokenizer.Stream
+	parse      *respparse.Parser // nil: the text is all content
+	calls      int               // tool calls released
+	held       string // decoded text not yet emitted: it may begin a stop string
+	stopped    bool   // a stop string matched: drop further text
+	done       bool   // the worker's complete arrived
+	completion int
+}
+
+func newGeneration(p *Pipeline, a *Assets, req *prompt.Request, s *engine.Stream, model string, promptLen, n int, times *stageTimes, out outputMode) *generation {
+	g := &generation{
+		p: p, stream: s, tok: a.Tokenizer, model: model, prompt: promptLen, n: n,
+		stops: nonEmpty(req.Stop), logprob: req.Logprobs, times: times, started: time.Now(),
+	}
+	for i := 0; i < n; i++ {
+		c := &choiceState{dec: a.Tokenizer.NewStream(req.SkipSpecial)}
+		if out.parse {
+			c.parse = respparse.New(out.format, out.opts)
+		}
+		g.choices = append(g.choices, c)
+	}
+	return g
+}
+
+func nonEmpty(ss []string) []string {
+	var out []string
+	for _, s := range ss {
+		if s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func (g *generation) Model() string     { return g.model }
+func (g *generation) Choices() int      { return g.n }
+func (g *generation) PromptTokens() int { return g.prompt }
+func (g *generation) Close()            { g.stream.Close() }
+
+func (g *generation) Timings() map[string]time.Duration {
+	t := g.times.snapshot()
+	t["generate"] = time.Since(g.started)
+	return t
+}
+
+// Next returns the next event, io.EOF after the last.
+func (g *generation) Next() (server.Event, error) {
+	for len(g.queue) == 0 {
+		if g.ended {
+			return server.Event{}, io.EOF
+		}
+		resp, err := g.stream.Recv()
+		if errors.Is(err, io.EOF) {
+			for i, c := range g.choices {
+				if !c.done {
+					return server.Event{}, fmt.Errorf("pipeline: the worker ended the stream before choice %d finished: %w", i, engine.ErrWorker)
+				}
+			}
+			g.ended = true
+			g.queue = append(g.queue, server.Event{Index: g.n - 1, Usage: g.usage()})
+			d := time.Since(g.started)
+			g.p.m.stage.WithLabelValues("generate").Observe(d.Seconds())
+			continue
+		}
+		if err != nil {
+			return server.Event{}, err
+		}
+		if err := g.handle(resp); err != nil {
+			return server.Event{}, err
+		}
+	}
+	ev := g.queue[0]
+	g.queue = g.queue[1:]
+	return ev, nil
+}
+
+func (g *generation) usage() *server.Usage {
+	u := &server.Usage{PromptTokens: g.prompt, CachedTokens: g.cached}
+	for _, c := range g.choices {
+		u.CompletionTokens += c.completion
+	}
+	return u
+}
+
+func (g *generation) handle(resp *schedulerpb.GenerateResponse) error {
+	switch r := resp.GetResponse().(type) {
+	case *schedulerpb.GenerateResponse_Chunk:
+		c := r.Chunk
+		i := int(c.GetIndex())
+		if i >= g.n {
+			return fmt.Errorf("pipeline: chunk for choice %d of %d: %w", i, g.n, engine.ErrWorker)
+		}
+		st := g.choices[i]
+		if st.done {
+			return nil
+		}
+		if c.GetCompletionTokens() > 0 {
+			st.completion = int(c.GetCompletionTokens())
+		} else {
+			st.completion += len(c.GetTokenIds())
+		}
+		if c.GetCachedTokens() > 0 {
+			g.cached = int(c.GetCachedTokens())
+		}
+		var text strings.Builder
+		for _, id := range c.GetTokenIds() {
+			text.WriteString(st.dec.Add(id))
+		}
+		ev := g.split(st, g.emit(i, st, text.String(), ""), false)
+		if g.logprob {
+			ev.Logprobs = g.logprobs(c.GetOutputLogprobs())
+		}
+		if ev.Text != "" || ev.Reasoning != "" || len(ev.ToolCalls) > 0 || len(ev.Logprobs) > 0 {
+			g.queue = append(g.queue, ev)
+		}
+	case *schedulerpb.GenerateResponse_Complete:
+		c := r.Complete
+		i := int(c.GetIndex())
+		if i >= g.n {
+			return fmt.Errorf("pipeline: completion for choice %d of %d: %w", i, g.n, engine.ErrWorker)
+		}
+		st := g.choices[i]
+		if st.done {
+			return nil
+		}
+		st.done = true
+		if n := int(c.GetCompletionTokens()); n > 0 {
+			st.completion = n
+		}
+		if c.GetCachedTokens() > 0 {
+			g.cached = int(c.GetCachedTokens())
+		}
+		finish := c.GetFinishReason()
+		if st.stopped {
+			finish = "stop"
+		}
+		ev := g.split(st, g.emit(i, st, st.dec.Flush(), orStop(finish)), true)
+		finish = orStop(finish)
+		if finish == "stop" && st.calls > 0 {
+			finish = "tool_calls"
+		}
+		ev.FinishReason, ev.Final, ev.CompletionTokens = finish, true, st.completion
+		g.queue = append(g.queue, ev)
+	default:
+		return fmt.Errorf("pipeline: empty response from the worker: %w", engine.ErrWorker)
+	}
+	return nil
+}
+
+func orStop(s string) string {
+	if s == "" {
+		return "stop"
+	}
+	return s
+}
+
+// emit appends text to the choice and returns an event with the part that
+// can be released: everything before a matched stop string (and nothing
+// after), or, while no stop matched, all but the longest tail that could
+// still begin a stop string. With final set, the held tail is released.
+func (g *generation) emit(i int, st *choiceState, text, final string) server.Event {
+	ev := server.Event{Index: i, CompletionTokens: st.completion}
+	if st.stopped {
+		return ev
+	}
+	buf := st.held + text
+	if len(g.stops) > 0 {
+		cut := -1
+		for _, s := range g.stops {
+			if k := strings.Index(buf, s); k >= 0 && (cut < 0 || k < cut) {
+				cut = k
+			}
+		}
+		if cut >= 0 {
+			st.stopped = true
+			st.held = ""
+			ev.Text = buf[:cut]
+			return ev
+		}
+		if final == "" {
+			keep := holdBack(buf, g.stops)
+			st.held = buf[len(buf)-keep:]
+			ev.Text = buf[:len(buf)-keep]
+			return ev
+		}
+	}
+	st.held = ""
+	ev.Text = buf
+	return ev
+}
+
+// holdBack is the length of the longest suffix of s that is a proper prefix
+// of a stop string, cut at a rune boundary.
+func holdBack(s string, stops []string) int {
+	best := 0
+	for _, stop := range stops {
+		for k := min(len(stop)-1, len(s)); k > best; k-- {
+			if strings.HasSuffix(s, stop[:k]) {
+				best = k
+				break
+			}
+		}
+	}
+	for best > 0 && !utf8.RuneStart(s[len(s)-best]) {
+		best++
+	}
+	return min(best, len(s))
+}
+
+func (g *generation) logprobs(lp *schedulerpb.OutputLogProbs) []server.Logprob {
+	if lp == nil {
+		return nil
+	}
+	out := make([]server.Logprob, 0, len(lp.GetTokenIds()))
+	for k, id := range lp.GetTokenIds() {
+		l := server.Logprob{Token: g.tok.Decode([]uint32{id}, false)}
+		l.Bytes = bytesOf(l.Token)
+		if k < len(lp.GetTokenLogprobs()) {
+			l.Logprob = float64(lp.GetTokenLogprobs()[k])
+		}
+		if k < len(lp.GetTopLogprobs()) {
+			top := lp.GetTopLogprobs()[k]
+			for j, tid := range top.GetTokenIds() {
+				t := server.TopLogprob{Token: g.tok.Decode([]uint32{tid}, false)}
+				t.Bytes = bytesOf(t.Token)
+				if j < len(top.GetValues()) {
+					t.Logprob = float64(top.GetValues()[j])
+				}
+				l.Top = append(l.Top, t)
+			}
+		}
+		out = append(out, l)
+	}
+	return out
+}
+
+func bytesOf(s string) []int {
+	b := make([]int, len(s))
+	for i := 0; i < len(s); i++ {
+		b[i] = int(s[i])
+	}
+	return b
+}
+
+// split passes an event's text through the choice's output parser: content,
+// reasoning and tool calls (each call as a name delta, then its arguments in
+// pieces, as OpenAI streams them).
+func (g *generation) split(st *choiceState, ev server.Event, final bool) server.Event {
+	if st.parse == nil {
+		return ev
+	}
+	d := st.parse.Feed(ev.Text)
+	if final {
+		f := st.parse.Finish()
+		d.Content += f.Content
+		d.Reasoning += f.Reasoning
+		d.ToolCalls = append(d.ToolCalls, f.ToolCalls...)
+	}
+	ev.Text, ev.Reasoning = d.Content, d.Reasoning
+	for _, c := range d.ToolCalls {
+		st.calls++
+		ev.ToolCalls = append(ev.ToolCalls, server.ToolCall{Index: c.Index, ID: c.ID, Name: c.Name})
+		for _, piece := range pieces(c.Arguments, 16) {
+			ev.ToolCalls = append(ev.ToolCalls, server.ToolCall{Index: c.Index, Arguments: piece})
+		}
+	}
+	return ev
+}
+
+// pieces cuts s into parts of about n bytes, at rune boundaries.
+func pieces(s string, n int) []string {
+	var out []string
+	for len(s) > n {
+		k := n
+		for k < len(s) && !utf8.RuneStart(s[k]) {
+			k++
+		}
+		out = append(out, s[:k])
+		s = s[k:]
+	}
+	if s != "" {
+		out = append(out, s)
+	}
+	return out
+}

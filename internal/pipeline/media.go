@@ -1,0 +1,152 @@
+package pipeline
+
+import (
+	"context"
+	"encoding/binary"
+	"encoding/hex"
+	"fmt"
+	"strconv"
+	"sync"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/mmgate/mmgate/engine"
+	"github.com/mmgate/mmgate/internal/imageprep"
+	schedulerpb "github.com/mmgate/mmgate/proto/scheduler"
+	"github.com/mmgate/mmgate/prompt"
+	"github.com/mmgate/mmgate/shm"
+	"github.com/mmgate/mmgate/tensor"
+	"github.com/mmgate/mmgate/vision"
+)
+
+// prepared is one media item ready for the worker.
+type prepared struct {
+	modality prompt.Modality
+	plan     vision.Plan
+	hash     [32]byte
+	encoder  *schedulerpb.TensorData
+	path     shm.Path
+}
+
+// stageTimes accumulates per-stage wall time over a request's items.
+type stageTimes struct {
+	mu sync.Mutex
+	d  map[string]time.Duration
+}
+
+func (s *stageTimes) add(stage string, d time.Duration) {
+	s.mu.Lock()
+	if s.d == nil {
+		s.d = map[string]time.Duration{}
+	}
+	s.d[stage] += d
+	s.mu.Unlock()
+}
+
+func (s *stageTimes) snapshot() map[string]time.Duration {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make(map[string]time.Duration, len(s.d))
+	for k, v := range s.d {
+		out[k] = v
+	}
+	return out
+}
+
+// prepareMedia fetches and preprocesses every media item in parallel, each
+// written straight into its destination placed in batch for w's route.
+func (p *Pipeline) prepareMedia(ctx context.Context, a *Assets, plan *prompt.Plan, w *engine.Worker, batch *shm.Batch, ov vision.Overrides, times *stageTimes) ([]prepared, error) {
+	out := make([]prepared, len(plan.Media))
+	if len(plan.Media) == 0 {
+		return out, nil
+	}
+	g, gctx := errgroup.WithContext(ctx)
+	dt := w.EncoderDType()
+	route := w.Route()
+	for i, item := range plan.Media {
+		g.Go(func() error {
+			pr, err := p.prepareOne(gctx, a, item, dt, route, batch, ov, times)
+			if err != nil {
+				p.m.media.WithLabelValues(item.Modality.String(), "error").Inc()
+				return err
+			}
+			p.m.media.WithLabelValues(item.Modality.String(), "ok").Inc()
+			out[i] = pr
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (p *Pipeline) prepareOne(ctx context.Context, a *Assets, item prompt.MediaItem, dt tensor.DType, route shm.Route, batch *shm.Batch, ov vision.Overrides, times *stageTimes) (prepared, error) {
+	if item.Modality != prompt.Image {
+		return prepared{}, &prompt.Error{Kind: prompt.ErrUnsupported, Param: item.Param, Msg: item.Modality.String() + " is not supported for this model"}
+	}
+	if a.Prep == nil {
+		return prepared{}, &prompt.Error{Kind: prompt.ErrUnsupported, Param: item.Param, Msg: "this model takes no images"}
+	}
+	t0 := time.Now()
+	m, err := p.opts.Fetcher.Fetch(ctx, item.URL)
+	if err != nil {
+		return prepared{}, fmt.Errorf("%s: %w", item.Param, err)
+	}
+	d := time.Since(t0)
+	times.add("fetch", d)
+	p.m.stage.WithLabelValues("fetch").Observe(d.Seconds())
+
+	pr := prepared{modality: item.Modality, hash: prompt.ContentHash(m.Bytes)}
+	key := hex.EncodeToString(pr.hash[:]) + "|" + a.ProcessorKey + "|" + strconv.Itoa(ov.MinPixels) + "|" + strconv.Itoa(ov.MaxPixels) + "|" + dt.String()
+
+	var buf *shm.Buffer
+	if c, ok := p.cache.get(key); ok {
+		p.m.cacheHits.Inc()
+		b, err := batch.Place(route, len(c.data), "image")
+		if err != nil {
+			return prepared{}, err
+		}
+		copy(b.Bytes(), c.data)
+		buf, pr.plan = b, c.plan
+	} else {
+		p.m.cacheMiss.Inc()
+		res, err := a.Prep.Image(ctx, imageprep.Request{
+			Data: m.Bytes, Overrides: ov, DType: dt,
+			Alloc: func(n int) ([]byte, error) {
+				b, err := batch.Place(route, n, "image")
+				if err != nil {
+					return nil, err
+				}
+				buf = b
+				return b.Bytes(), nil
+			},
+		})
+		if err != nil {
+			return prepared{}, fmt.Errorf("%s: %w", item.Param, err)
+		}
+		pr.plan = res.Plan
+		for stage, d := range map[string]time.Duration{"decode": res.Timings.Decode, "resize": res.Timings.Resize, "normalize_patchify": res.Timings.NormalizePatchify} {
+			times.add(stage, d)
+			p.m.stage.WithLabelValues(stage).Observe(d.Seconds())
+		}
+		p.cache.put(key, cached{plan: res.Plan, data: append([]byte(nil), buf.Bytes()...)})
+	}
+	td, err := buf.TensorData(dt, pr.plan.Shape())
+	if err != nil {
+		return prepared{}, err
+	}
+	pr.encoder, pr.path = td, buf.Path()
+	return pr, nil
+}
+
+// gridTensor is the int64 [1, 3] grid_thw side tensor, inline.
+func gridTensor(p vision.Plan) *schedulerpb.TensorData {
+	b := make([]byte, 24)
+	g := p.GridTHW()
+	for i, v := range g {
+		binary.LittleEndian.PutUint64(b[8*i:], uint64(v))
+	}
+	return &schedulerpb.TensorData{Shape: []uint32{1, 3}, Dtype: tensor.Int64.String(), Payload: &schedulerpb.TensorData_Inline{Inline: b}}
+}

@@ -1,0 +1,197 @@
+package pipeline
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sync"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/mmgate/mmgate/engine"
+	"github.com/mmgate/mmgate/internal/imageprep"
+	"github.com/mmgate/mmgate/internal/server"
+	"github.com/mmgate/mmgate/media/fetch"
+	"github.com/mmgate/mmgate/prompt"
+	"github.com/mmgate/mmgate/shm"
+)
+
+// Options configure a Pipeline. Engine, Fetcher and Decoder are required.
+type Options struct {
+	Engine  *engine.Engine
+	Pool    *shm.Pool // nil: every tensor inline
+	Fetcher *fetch.Fetcher
+	Decoder imageprep.Decoder
+
+	// ModelDir is the model folder used for every served model. Empty:
+	// each model's files come from its worker (GetTokenizer) into
+	// BundleDir.
+	ModelDir  string
+	BundleDir string
+
+	// CacheBytes is the preprocessed-tensor cache budget (default 512 MiB;
+	// negative disables the cache).
+	CacheBytes int64
+	// CPU bounds decode+preprocess work in parallel across all requests
+	// (default GOMAXPROCS).
+	CPU int
+	// MediaOrder is the default for requests that set none.
+	MediaOrder prompt.MediaOrder
+	// MaxMediaItems per request (default 16).
+	MaxMediaItems int
+	// Exact reports whether the built-in decoders are Pillow-exact (shown
+	// in /health).
+	Exact      bool
+	Registerer prometheus.Registerer
+	Logger     *slog.Logger
+}
+
+// Pipeline is the gateway's per-request orchestration; it implements
+// server.Backend.
+type Pipeline struct {
+	opts  Options
+	cache *tensorCache
+	m     *metrics
+	log   *slog.Logger
+
+	mu     sync.Mutex
+	assets map[string]*assetSlot // by served model name, or "" for ModelDir
+}
+
+type assetSlot struct {
+	once sync.Once
+	a    *Assets
+	err  error
+}
+
+// ErrOptions is returned by New for missing options.
+var ErrOptions = errors.New("pipeline: bad options")
+
+// New builds a Pipeline. With a ModelDir the model files are loaded at once,
+// so that a bad folder fails at start.
+func New(o Options) (*Pipeline, error) {
+	if o.Engine == nil || o.Fetcher == nil || o.Decoder == nil {
+		return nil, fmt.Errorf("%w: Engine, Fetcher and Decoder are required", ErrOptions)
+	}
+	if o.CacheBytes == 0 {
+		o.CacheBytes = 512 << 20
+	}
+	if o.CPU <= 0 {
+		o.CPU = runtime.GOMAXPROCS(0)
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	if o.ModelDir == "" && o.BundleDir == "" {
+		return nil, fmt.Errorf("%w: a ModelDir or a BundleDir is required", ErrOptions)
+	}
+	p := &Pipeline{opts: o, cache: newTensorCache(o.CacheBytes), log: o.Logger, assets: map[string]*assetSlot{}}
+	m, err := newMetrics(o.Registerer, p.cache)
+	if err != nil {
+		return nil, err
+	}
+	p.m = m
+	if o.ModelDir != "" {
+		if _, err := p.assetsFor(context.Background(), ""); err != nil {
+			return nil, err
+		}
+	}
+	return p, nil
+}
+
+// assetsFor returns the model files for a served model, loading them once.
+func (p *Pipeline) assetsFor(ctx context.Context, model string) (*Assets, error) {
+	key := model
+	if p.opts.ModelDir != "" {
+		key = ""
+	}
+	p.mu.Lock()
+	slot := p.assets[key]
+	if slot == nil {
+		slot = &assetSlot{}
+		p.assets[key] = slot
+	}
+	p.mu.Unlock()
+	slot.once.Do(func() {
+		dir := p.opts.ModelDir
+		if dir == "" {
+			dir = filepath.Join(p.opts.BundleDir, safeName(model))
+			if err := os.MkdirAll(dir, 0o755); err != nil {
+				slot.err = err
+				return
+			}
+			if _, err := p.opts.Engine.FetchBundle(ctx, model, dir); err != nil {
+				slot.err = err
+				return
+			}
+		}
+		slot.a, slot.err = LoadAssets(dir, p.opts.Decoder, p.opts.CPU, 0)
+		if slot.err == nil {
+			p.log.Info("model files loaded", "model", model, "dir", dir)
+		}
+	})
+	if slot.err != nil {
+		// Let a later request try again (the worker may come back).
+		p.mu.Lock()
+		if p.assets[key] == slot {
+			delete(p.assets, key)
+		}
+		p.mu.Unlock()
+	}
+	return slot.a, slot.err
+}
+
+func safeName(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if !(c == '-' || c == '_' || c == '.' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z') {
+			b[i] = '_'
+		}
+	}
+	if len(b) == 0 || b[0] == '.' {
+		return "_" + string(b)
+	}
+	return string(b)
+}
+
+// Models lists the served models.
+func (p *Pipeline) Models() []server.Model {
+	ms := p.opts.Engine.Models()
+	out := make([]server.Model, 0, len(ms))
+	for _, m := range ms {
+		out = append(out, server.Model{ID: m.Name, Created: m.Info.Fetched.Unix(), OwnedBy: "mmgate"})
+	}
+	return out
+}
+
+// Ready reports whether a healthy worker exists.
+func (p *Pipeline) Ready() bool { return p.opts.Engine.Ready() }
+
+// Health details for /health.
+func (p *Pipeline) Health() map[string]any {
+	workers := []map[string]any{}
+	for _, w := range p.opts.Engine.Workers() {
+		e := map[string]any{"url": w.URL(), "healthy": w.Healthy(), "in_flight": w.InFlight()}
+		if info := w.Info(); info != nil {
+			e["model"] = info.Name()
+			e["shm_namespace_match"] = info.NamespaceMatch
+		}
+		workers = append(workers, e)
+	}
+	h := map[string]any{"decoders_exact": p.opts.Exact, "workers": workers}
+	if !p.opts.Exact {
+		h["warning"] = "built without cgo: JPEG and lossy WebP pixels are not Pillow-exact"
+	}
+	if p.opts.Pool != nil {
+		pr := p.opts.Pool.Probe()
+		segs, bytes := p.opts.Pool.InUse()
+		h["shm"] = map[string]any{"dir": pr.Dir, "usable": p.opts.Pool.Usable(), "size": pr.Size, "segments_in_use": segs, "bytes_in_use": bytes}
+	}
+	cb, ce := p.cache.usage()
+	h["tensor_cache"] = map[string]any{"bytes": cb, "entries": ce, "budget": p.opts.CacheBytes}
+	return h
+}

@@ -1,0 +1,253 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/mmgate/mmgate/internal/apierr"
+	"github.com/mmgate/mmgate/prompt"
+)
+
+// chatCompletions handles POST /v1/chat/completions.
+func (s *Server) chatCompletions(w http.ResponseWriter, r *http.Request) {
+	rec := recordOf(r)
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.opts.MaxBodyBytes))
+	if err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			s.writeError(w, r, apierr.New(http.StatusRequestEntityTooLarge, apierr.TypeInvalidRequest, "too_large",
+				"request body is over the limit of "+itoa(int(s.opts.MaxBodyBytes))+" bytes", ""))
+			return
+		}
+		s.writeError(w, r, apierr.New(http.StatusBadRequest, apierr.TypeInvalidRequest, "invalid_request_error", "reading the body: "+err.Error(), ""))
+		return
+	}
+	req, err := prompt.Parse(body)
+	if err != nil {
+		s.writeError(w, r, s.classify(err))
+		return
+	}
+	if rec != nil {
+		rec.model = req.Model
+		rec.stream = req.Stream
+	}
+	gen, err := s.opts.Backend.Chat(r.Context(), req, requestID(r))
+	if err != nil {
+		s.writeError(w, r, s.classify(err))
+		return
+	}
+	defer gen.Close()
+	if rec != nil {
+		rec.gen = gen
+	}
+	if req.Stream {
+		s.streamChat(w, r, req, gen)
+		return
+	}
+	s.wholeChat(w, r, req, gen)
+}
+
+// wholeChat collects every event and writes one chat.completion object.
+func (s *Server) wholeChat(w http.ResponseWriter, r *http.Request, req *prompt.Request, gen Generation) {
+	n := gen.Choices()
+	type acc struct {
+		text, reasoning strings.Builder
+		tools           []ToolCall
+		lp              []Logprob
+		finish          string
+	}
+	choices := make([]acc, n)
+	var usage *Usage
+	for {
+		ev, err := gen.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			s.writeError(w, r, s.classify(err))
+			return
+		}
+		if ev.Index < 0 || ev.Index >= n {
+			continue
+		}
+		c := &choices[ev.Index]
+		c.text.WriteString(ev.Text)
+		c.reasoning.WriteString(ev.Reasoning)
+		c.tools = mergeToolCalls(c.tools, ev.ToolCalls)
+		c.lp = append(c.lp, ev.Logprobs...)
+		if ev.FinishReason != "" {
+			c.finish = ev.FinishReason
+		}
+		if ev.Usage != nil {
+			usage = ev.Usage
+		}
+	}
+	resp := chatCompletion{
+		ID: "chatcmpl-" + requestID(r), Object: "chat.completion", Created: s.now().Unix(),
+		Model: gen.Model(), Choices: make([]chatChoice, 0, n), Usage: toUsage(usage),
+	}
+	for i := range choices {
+		c := &choices[i]
+		msg := &chatMessage{Role: "assistant", Content: strPtr(c.text.String())}
+		if c.reasoning.Len() > 0 {
+			msg.ReasoningContent = strPtr(c.reasoning.String())
+		}
+		if len(c.tools) > 0 {
+			msg.ToolCalls = toToolCalls(c.tools, false)
+			if c.text.Len() == 0 {
+				msg.Content = nil
+			}
+		}
+		ch := chatChoice{Index: i, Message: msg, FinishReason: strPtr(orDefault(c.finish, "stop"))}
+		if req.Logprobs {
+			ch.Logprobs = &logprobsJSON{Content: toLogprobs(c.lp)}
+		}
+		resp.Choices = append(resp.Choices, ch)
+	}
+	writeJSON(w, http.StatusOK, resp)
+}
+
+// streamChat writes server-sent events: a role chunk per choice, content
+// chunks, a finish chunk per choice, an optional usage chunk, then [DONE].
+// An error after the stream started is one `data: {"error": ...}` event
+// followed by [DONE].
+func (s *Server) streamChat(w http.ResponseWriter, r *http.Request, req *prompt.Request, gen Generation) {
+	sse := newSSE(w)
+	id := "chatcmpl-" + requestID(r)
+	created := s.now().Unix()
+	chunk := func(choices []chatChoice, usage *usageJSON) chatCompletion {
+		if choices == nil {
+			choices = []chatChoice{}
+		}
+		return chatCompletion{ID: id, Object: "chat.completion.chunk", Created: created, Model: gen.Model(), Choices: choices, Usage: usage}
+	}
+	n := gen.Choices()
+	for i := 0; i < n; i++ {
+		sse.event(chunk([]chatChoice{{Index: i, Delta: &chatMessage{Role: "assistant", Content: strPtr("")}}}, nil))
+	}
+	rec := recordOf(r)
+	var usage *Usage
+	for {
+		ev, err := gen.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			if r.Context().Err() != nil {
+				return // the client is gone
+			}
+			sse.event(apierrBody(s.classify(err)))
+			sse.done()
+			return
+		}
+		if rec != nil && rec.firstToken.IsZero() && (ev.Text != "" || ev.Reasoning != "" || len(ev.ToolCalls) > 0) {
+			rec.firstToken = time.Now()
+			s.metrics.ttft.Observe(rec.firstToken.Sub(rec.start).Seconds())
+		}
+		if ev.Usage != nil {
+			usage = ev.Usage
+		}
+		if ev.Text == "" && ev.Reasoning == "" && len(ev.ToolCalls) == 0 && ev.FinishReason == "" {
+			continue
+		}
+		delta := &chatMessage{}
+		if ev.Text != "" {
+			delta.Content = strPtr(ev.Text)
+		}
+		if ev.Reasoning != "" {
+			delta.ReasoningContent = strPtr(ev.Reasoning)
+		}
+		if len(ev.ToolCalls) > 0 {
+			delta.ToolCalls = toToolCalls(ev.ToolCalls, true)
+		}
+		ch := chatChoice{Index: ev.Index, Delta: delta}
+		if req.Logprobs && len(ev.Logprobs) > 0 {
+			ch.Logprobs = &logprobsJSON{Content: toLogprobs(ev.Logprobs)}
+		}
+		if ev.FinishReason != "" {
+			ch.FinishReason = strPtr(ev.FinishReason)
+		}
+		sse.event(chunk([]chatChoice{ch}, nil))
+	}
+	if req.IncludeUsage && usage != nil {
+		sse.event(chunk(nil, toUsage(usage)))
+	}
+	sse.done()
+}
+
+// models handles GET /v1/models.
+func (s *Server) models(w http.ResponseWriter, _ *http.Request) {
+	list := modelList{Object: "list", Data: []modelJSON{}}
+	for _, m := range s.opts.Backend.Models() {
+		list.Data = append(list.Data, modelJSON{ID: m.ID, Object: "model", Created: m.Created, OwnedBy: orDefault(m.OwnedBy, "mmgate")})
+	}
+	writeJSON(w, http.StatusOK, list)
+}
+
+func (s *Server) health(w http.ResponseWriter, _ *http.Request) {
+	h := map[string]any{"status": "ok"}
+	for k, v := range s.opts.Backend.Health() {
+		h[k] = v
+	}
+	writeJSON(w, http.StatusOK, h)
+}
+
+func (s *Server) ready(w http.ResponseWriter, _ *http.Request) {
+	if !s.opts.Backend.Ready() {
+		writeJSON(w, http.StatusServiceUnavailable, map[string]any{"status": "not ready", "reason": "no healthy worker"})
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"status": "ready"})
+}
+
+func (s *Server) classify(err error) *apierr.Error { return apierr.From(err, s.opts.Classifiers...) }
+
+func apierrBody(e *apierr.Error) map[string]any { return e.Body() }
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		http.Error(w, `{"error":{"message":"encoding the response failed","type":"internal_error","code":"internal_error","param":null}}`, http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	w.Write(append(b, '\n'))
+}
+
+func orDefault(s, d string) string {
+	if s == "" {
+		return d
+	}
+	return s
+}
+
+// ctxDone reports whether ctx has ended.
+func ctxDone(ctx context.Context) bool { return ctx.Err() != nil }
+
+// mergeToolCalls folds streamed tool-call deltas into whole calls: a delta
+// with a new Index starts a call, later ones append to its arguments.
+func mergeToolCalls(calls, deltas []ToolCall) []ToolCall {
+	for _, d := range deltas {
+		i := len(calls) - 1
+		for ; i >= 0 && calls[i].Index != d.Index; i-- {
+		}
+		if i < 0 {
+			calls = append(calls, d)
+			continue
+		}
+		if d.ID != "" {
+			calls[i].ID = d.ID
+		}
+		if d.Name != "" {
+			calls[i].Name = d.Name
+		}
+		calls[i].Arguments += d.Arguments
+	}
+	return calls
+}

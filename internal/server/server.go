@@ -1,0 +1,244 @@
+package server
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/mmgate/mmgate/internal/apierr"
+)
+
+// Options configure a Server. Backend is required.
+type Options struct {
+	Backend Backend
+	// MaxBodyBytes limits request bodies (default 64 MiB).
+	MaxBodyBytes int64
+	// MaxInFlight bounds concurrent API requests; over it: 429 at once
+	// (default 256).
+	MaxInFlight int
+	// Classifiers map backend errors apierr does not know by name.
+	Classifiers []apierr.Classifier
+	// Registry serves /metrics and receives the HTTP metrics; nil means a
+	// private registry.
+	Registry *prometheus.Registry
+	Logger   *slog.Logger
+	// Now is the clock for "created" fields (nil: time.Now).
+	Now func() time.Time
+}
+
+// Server is the HTTP handler.
+type Server struct {
+	opts     Options
+	mux      *http.ServeMux
+	inflight chan struct{}
+	metrics  *httpMetrics
+	log      *slog.Logger
+}
+
+// New builds the routes.
+func New(o Options) (*Server, error) {
+	if o.Backend == nil {
+		return nil, errors.New("server: a Backend is required")
+	}
+	if o.MaxBodyBytes <= 0 {
+		o.MaxBodyBytes = 64 << 20
+	}
+	if o.MaxInFlight <= 0 {
+		o.MaxInFlight = 256
+	}
+	if o.Registry == nil {
+		o.Registry = prometheus.NewRegistry()
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	m, err := newHTTPMetrics(o.Registry)
+	if err != nil {
+		return nil, err
+	}
+	s := &Server{opts: o, mux: http.NewServeMux(), inflight: make(chan struct{}, o.MaxInFlight), metrics: m, log: o.Logger}
+	s.mux.Handle("POST /v1/chat/completions", s.api("/v1/chat/completions", s.chatCompletions))
+	s.mux.Handle("GET /v1/models", s.api("/v1/models", s.models))
+	s.mux.Handle("GET /health", s.plain("/health", s.health))
+	s.mux.Handle("GET /health/ready", s.plain("/health/ready", s.ready))
+	s.mux.Handle("GET /metrics", promhttp.HandlerFor(o.Registry, promhttp.HandlerOpts{}))
+	s.mux.Handle("/", s.plain("other", func(w http.ResponseWriter, r *http.Request) {
+		s.writeError(w, r, apierr.New(http.StatusNotFound, apierr.TypeInvalidRequest, "not_found", "no route for "+r.Method+" "+r.URL.Path, ""))
+	}))
+	return s, nil
+}
+
+// ServeHTTP implements http.Handler.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.mux.ServeHTTP(w, r) }
+
+func (s *Server) now() time.Time { return s.opts.Now() }
+
+// record is what the access log and metrics learn about one request.
+type record struct {
+	id         string
+	route      string
+	start      time.Time
+	firstToken time.Time
+	status     int
+	model      string
+	stream     bool
+	gen        Generation
+	errMsg     string
+}
+
+type recordKey struct{}
+
+func recordOf(r *http.Request) *record {
+	rec, _ := r.Context().Value(recordKey{}).(*record)
+	return rec
+}
+
+// requestID is the request's id: X-Request-Id when the client sent a sane
+// one, else a fresh random id.
+func requestID(r *http.Request) string {
+	if rec := recordOf(r); rec != nil {
+		return rec.id
+	}
+	return newID()
+}
+
+func newID() string {
+	var b [12]byte
+	rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+func saneID(s string) bool {
+	if len(s) == 0 || len(s) > 128 {
+		return false
+	}
+	for _, c := range s {
+		if !(c == '-' || c == '_' || c == '.' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z') {
+			return false
+		}
+	}
+	return true
+}
+
+// statusWriter remembers the status code.
+type statusWriter struct {
+	http.ResponseWriter
+	status int
+}
+
+func (w *statusWriter) WriteHeader(code int) {
+	if w.status == 0 {
+		w.status = code
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *statusWriter) Write(b []byte) (int, error) {
+	if w.status == 0 {
+		w.status = http.StatusOK
+	}
+	return w.ResponseWriter.Write(b)
+}
+
+func (w *statusWriter) Flush() {
+	if f, ok := w.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// api wraps an API route: request id, the in-flight limit (429 at once),
+// metrics and the access log.
+func (s *Server) api(route string, h http.HandlerFunc) http.Handler {
+	return s.wrap(route, true, h)
+}
+
+// plain wraps a route that is not subject to the in-flight limit.
+func (s *Server) plain(route string, h http.HandlerFunc) http.Handler {
+	return s.wrap(route, false, h)
+}
+
+func (s *Server) wrap(route string, limited bool, h http.HandlerFunc) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		rec := &record{id: r.Header.Get("X-Request-Id"), route: route, start: time.Now()}
+		if !saneID(rec.id) {
+			rec.id = newID()
+		}
+		w.Header().Set("X-Request-Id", rec.id)
+		sw := &statusWriter{ResponseWriter: w}
+		r = r.WithContext(context.WithValue(r.Context(), recordKey{}, rec))
+		if limited {
+			select {
+			case s.inflight <- struct{}{}:
+				defer func() { <-s.inflight }()
+			default:
+				s.writeError(sw, r, apierr.From(apierr.ErrOverloaded))
+				s.finish(rec, sw)
+				return
+			}
+		}
+		h(sw, r)
+		s.finish(rec, sw)
+	})
+}
+
+// finish records metrics and writes the access-log line.
+func (s *Server) finish(rec *record, sw *statusWriter) {
+	rec.status = sw.status
+	if rec.status == 0 {
+		rec.status = 499 // the handler wrote nothing: the client went away
+	}
+	d := time.Since(rec.start)
+	code := strconv.Itoa(rec.status)
+	s.metrics.requests.WithLabelValues(rec.route, code).Inc()
+	s.metrics.latency.WithLabelValues(rec.route, code).Observe(d.Seconds())
+	if rec.route == "/health" || rec.route == "/health/ready" {
+		return
+	}
+	attrs := []any{"request_id", rec.id, "route", rec.route, "status", rec.status, "duration_ms", ms(d)}
+	if rec.model != "" {
+		attrs = append(attrs, "model", rec.model, "stream", rec.stream)
+	}
+	if !rec.firstToken.IsZero() {
+		attrs = append(attrs, "ttft_ms", ms(rec.firstToken.Sub(rec.start)))
+	}
+	if rec.gen != nil {
+		attrs = append(attrs, "prompt_tokens", rec.gen.PromptTokens())
+		for k, v := range rec.gen.Timings() {
+			attrs = append(attrs, k+"_ms", ms(v))
+		}
+	}
+	if rec.errMsg != "" {
+		attrs = append(attrs, "error", rec.errMsg)
+	}
+	s.log.Info("access", attrs...)
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+// writeError writes the OpenAI error JSON with its status.
+func (s *Server) writeError(w http.ResponseWriter, r *http.Request, e *apierr.Error) {
+	if rec := recordOf(r); rec != nil {
+		rec.errMsg = e.Message
+	}
+	status := e.Status
+	if status == 499 {
+		// The client is gone; nothing will read this.
+		status = http.StatusBadRequest
+	}
+	writeJSON(w, status, e.Body())
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }

@@ -1,0 +1,147 @@
+package transportbench
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os/exec"
+	"strings"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/mmgate/mmgate/shm"
+)
+
+// WorkerConfig configures RunWorker, the worker side run in its own process.
+type WorkerConfig struct {
+	Listen    []string // "HOST:PORT" or "unix:///path"; at least one
+	Dir       string   // shared-memory directory ("" = /dev/shm)
+	Prefixes  []string // accepted producer prefixes (nil = defaults)
+	KeepFiles bool     // do not unlink segments after reading
+	Copy      bool     // read segments with pread instead of mapping them
+	Digest    Digest
+	MaxMsg    int // gRPC message limit; 0 = 256 MiB
+}
+
+// readyPrefix starts each line RunWorker prints once a listener is open.
+const readyPrefix = "listening "
+
+// RunWorker serves Server on every address in cfg.Listen until ctx ends. For
+// each listener it prints "listening <url>" on ready, so the parent process
+// learns the chosen ports.
+func RunWorker(ctx context.Context, cfg WorkerConfig, ready io.Writer) error {
+	if len(cfg.Listen) == 0 {
+		return errors.New("worker: no listen address")
+	}
+	if cfg.MaxMsg == 0 {
+		cfg.MaxMsg = shm.DefaultMaxInline
+	}
+	rd, err := shm.NewReader(shm.ReaderOptions{Dir: cfg.Dir, Prefixes: cfg.Prefixes, KeepFiles: cfg.KeepFiles, Copy: cfg.Copy})
+	if err != nil {
+		return err
+	}
+	defer rd.Close()
+	g := NewGRPCServer(&Server{Reader: rd, Digest: cfg.Digest}, cfg.MaxMsg)
+	eg, ctx := errgroup.WithContext(ctx)
+	for _, a := range cfg.Listen {
+		l, err := Listen(a)
+		if err != nil {
+			g.Stop()
+			return fmt.Errorf("worker: %w", err)
+		}
+		fmt.Fprintf(ready, "%s%s\n", readyPrefix, ListenerURL(l))
+		eg.Go(func() error { return g.Serve(l) })
+	}
+	eg.Go(func() error {
+		<-ctx.Done()
+		g.Stop()
+		return nil
+	})
+	return eg.Wait()
+}
+
+// Child is a worker process started by StartChild.
+type Child struct {
+	Addrs []string // in the order of the listen addresses
+	cmd   *exec.Cmd
+	stdin io.WriteCloser
+	done  chan error
+}
+
+// StartChild starts cmd (a process that calls RunWorker with n listen
+// addresses and exits when its stdin closes) and waits for its n "listening"
+// lines.
+func StartChild(ctx context.Context, cmd *exec.Cmd, n int) (*Child, error) {
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("start worker: %w", err)
+	}
+	c := &Child{cmd: cmd, stdin: in, done: make(chan error, 1)}
+	lines := make(chan string)
+	go func() {
+		sc := bufio.NewScanner(out)
+		for sc.Scan() {
+			if a, ok := strings.CutPrefix(sc.Text(), readyPrefix); ok {
+				lines <- a
+			}
+		}
+		close(lines)
+		c.done <- cmd.Wait()
+	}()
+	timeout := time.NewTimer(30 * time.Second)
+	defer timeout.Stop()
+	for len(c.Addrs) < n {
+		select {
+		case a, ok := <-lines:
+			if !ok {
+				return nil, fmt.Errorf("worker exited before listening: %v", <-c.done)
+			}
+			c.Addrs = append(c.Addrs, a)
+		case <-timeout.C:
+			c.Stop()
+			return nil, errors.New("worker did not start listening within 30 s")
+		case <-ctx.Done():
+			c.Stop()
+			return nil, ctx.Err()
+		}
+	}
+	go func() {
+		for range lines {
+		}
+	}()
+	return c, nil
+}
+
+// Stop closes the child's stdin (asking it to exit), kills it after 5 s,
+// and waits for it.
+func (c *Child) Stop() error {
+	_ = c.stdin.Close()
+	select {
+	case err := <-c.done:
+		return err
+	case <-time.After(5 * time.Second):
+		_ = c.cmd.Process.Kill()
+		return <-c.done
+	}
+}
+
+// ExitOnStdinClose returns a context that ends when r (the child's stdin)
+// reaches EOF, so an orphaned worker never outlives its parent.
+func ExitOnStdinClose(ctx context.Context, r io.Reader) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancel(ctx)
+	go func() {
+		_, _ = io.Copy(io.Discard, r)
+		cancel()
+	}()
+	return ctx, cancel
+}

@@ -1,0 +1,203 @@
+package videoprep
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/mmgate/mmgate/imaging"
+	"github.com/mmgate/mmgate/internal/imageprep"
+	"github.com/mmgate/mmgate/media/video"
+	"github.com/mmgate/mmgate/tensor"
+	"github.com/mmgate/mmgate/vision"
+)
+
+// Allocator returns a destination of exactly nbytes bytes (the same contract
+// as imageprep's).
+type Allocator = imageprep.Allocator
+
+// Options configure a Preprocessor.
+type Options struct {
+	Decoder   *video.Decoder        // required
+	Processor vision.VideoProcessor // required
+
+	// Concurrency bounds how many videos are processed at the same time
+	// across all callers. 0 means 1.
+	Concurrency int
+	// Workers bounds how many frames of one video are resized and
+	// patchified at the same time. 0 means GOMAXPROCS.
+	Workers int
+}
+
+// Preprocessor runs the video pipeline. It is safe for concurrent use.
+type Preprocessor struct {
+	dec     *video.Decoder
+	proc    vision.VideoProcessor
+	sem     chan struct{}
+	workers int
+}
+
+// New checks o and builds a Preprocessor.
+func New(o Options) (*Preprocessor, error) {
+	if o.Decoder == nil || o.Processor == nil {
+		return nil, fmt.Errorf("videoprep: a Decoder and a Processor are required: %w", ErrOptions)
+	}
+	if o.Concurrency < 0 || o.Workers < 0 {
+		return nil, fmt.Errorf("videoprep: concurrency %d, workers %d: %w", o.Concurrency, o.Workers, ErrOptions)
+	}
+	n := max(o.Concurrency, 1)
+	w := o.Workers
+	if w == 0 {
+		w = runtime.GOMAXPROCS(0)
+	}
+	return &Preprocessor{dec: o.Decoder, proc: o.Processor, sem: make(chan struct{}, n), workers: w}, nil
+}
+
+// Request is one video to preprocess.
+type Request struct {
+	Data      []byte                // the encoded file
+	Overrides vision.VideoOverrides // per-request settings (zero: model defaults)
+	DType     tensor.DType          // output dtype; zero means Float32
+	Alloc     Allocator             // nil means imageprep.HeapAllocator
+}
+
+// Timings are the wall times of one call's stages; Resize and
+// NormalizePatchify are summed over frames processed in parallel with the
+// decode, so they overlap Decode.
+type Timings struct {
+	Probe             time.Duration // headers + counting the frames
+	Decode            time.Duration // the decode pass, including the processing it overlaps
+	Resize            time.Duration
+	NormalizePatchify time.Duration
+}
+
+// Result describes the pixel_values_videos written into Data.
+type Result struct {
+	Info    video.Info       // the probed stream
+	Plan    vision.VideoPlan // sampled indices, grid, tokens, timing metadata
+	DType   tensor.DType
+	Data    []byte // Plan.Bytes(DType) bytes from the Allocator
+	Timings Timings
+}
+
+// GridTHW is the video_grid_thw row.
+func (r *Result) GridTHW() [3]int64 { return r.Plan.GridTHW() }
+
+// Tokens is the number of video pad tokens.
+func (r *Result) Tokens() int { return r.Plan.Tokens }
+
+// Shape is the pixel_values_videos shape [rows, cols].
+func (r *Result) Shape() []int { return r.Plan.Shape() }
+
+// Plan opens and probes req.Data and plans it without decoding any frame
+// for processing (the probe does decode every frame once to count them).
+func (p *Preprocessor) Plan(ctx context.Context, data []byte, o vision.VideoOverrides) (video.Info, vision.VideoPlan, error) {
+	v, err := p.dec.Open(data)
+	if err != nil {
+		return video.Info{}, vision.VideoPlan{}, stageErr(StageDecode, err)
+	}
+	defer v.Close()
+	info, err := v.Probe(ctx)
+	if err != nil {
+		return video.Info{}, vision.VideoPlan{}, stageErr(StageDecode, err)
+	}
+	plan, err := p.proc.PlanVideo(videoInfo(info), o)
+	if err != nil {
+		return info, vision.VideoPlan{}, stageErr(StagePlan, err)
+	}
+	return info, plan, nil
+}
+
+func videoInfo(i video.Info) vision.VideoInfo {
+	return vision.VideoInfo{Width: i.Width, Height: i.Height, Frames: i.Frames, FPS: i.FPS}
+}
+
+// Video decodes, plans and processes req.Data. On error the returned error
+// is an *Error naming the stage (or the context's error when ctx ended while
+// waiting for a slot). When the failure comes after allocation, the
+// returned Result is not nil and its Data is the allocated buffer, so that
+// the caller can release it; otherwise the Result is nil.
+func (p *Preprocessor) Video(ctx context.Context, req Request) (*Result, error) {
+	dt := req.DType
+	if dt == 0 {
+		dt = tensor.Float32
+	}
+	if !dt.IsFloat() {
+		return nil, stageErr(StageProcess, fmt.Errorf("dtype %s: %w", dt, vision.ErrUnsupported))
+	}
+	alloc := req.Alloc
+	if alloc == nil {
+		alloc = imageprep.HeapAllocator
+	}
+	select {
+	case p.sem <- struct{}{}:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	defer func() { <-p.sem }()
+
+	v, err := p.dec.Open(req.Data)
+	if err != nil {
+		return nil, stageErr(StageDecode, err)
+	}
+	defer v.Close()
+	t0 := time.Now()
+	info, err := v.Probe(ctx)
+	if err != nil {
+		return nil, stageErr(StageDecode, err)
+	}
+	res := &Result{Info: info, DType: dt}
+	res.Timings.Probe = time.Since(t0)
+	plan, err := p.proc.PlanVideo(videoInfo(info), req.Overrides)
+	if err != nil {
+		return nil, stageErr(StagePlan, err)
+	}
+	res.Plan = plan
+	n := plan.Bytes(dt)
+	buf, err := alloc(n)
+	if err != nil {
+		return nil, stageErr(StageAllocate, err)
+	}
+	if len(buf) != n {
+		return nil, stageErr(StageAllocate, fmt.Errorf("%w: got %d bytes, want %d", imageprep.ErrAllocation, len(buf), n))
+	}
+	res.Data = buf
+	sink, err := p.proc.StartVideo(plan, dt, buf)
+	if err != nil {
+		return res, stageErr(StageProcess, err)
+	}
+	t0 = time.Now()
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(p.workers)
+	derr := v.Frames(gctx, info, plan.Indices, func(k int, f *imaging.RGB) error {
+		if err := gctx.Err(); err != nil {
+			return err
+		}
+		g.Go(func() error { return sink.Frame(gctx, k, f) })
+		return nil
+	})
+	perr := g.Wait()
+	res.Timings.Decode = time.Since(t0)
+	if derr != nil || perr != nil {
+		if err := ctx.Err(); err != nil {
+			return res, err
+		}
+		if perr != nil && !errors.Is(perr, context.Canceled) {
+			return res, stageErr(StageProcess, perr)
+		}
+		if derr != nil && !errors.Is(derr, context.Canceled) {
+			return res, stageErr(StageDecode, derr)
+		}
+		return res, stageErr(StageProcess, errors.Join(perr, derr))
+	}
+	tm, err := sink.Finish()
+	res.Timings.Resize, res.Timings.NormalizePatchify = tm.Resize, tm.NormalizePatchify
+	if err != nil {
+		return res, stageErr(StageProcess, err)
+	}
+	return res, nil
+}

@@ -1,0 +1,5 @@
+//go:build !unix
+
+package fetch
+
+const openFlags = 0

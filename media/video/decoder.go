@@ -1,0 +1,279 @@
+package video
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/mmgate/mmgate/imaging"
+)
+
+// Options configure a Decoder. The zero value of each field means its default.
+type Options struct {
+	FFmpeg  string // ffmpeg binary; default "ffmpeg" looked up in PATH
+	FFprobe string // ffprobe binary; default "ffprobe" looked up in PATH
+
+	MaxBytes       int64         // largest input; default 256 MiB
+	MaxDuration    time.Duration // longest stream; default 10 min
+	MaxFrames      int           // most sampled frames one Frames call returns; default 768
+	MaxFramePixels int           // largest frame width·height; default 64 Mpx
+
+	// Threads is FFmpeg's -threads for decoding; 0 leaves FFmpeg's default
+	// (one per core). The frames do not depend on it.
+	Threads int
+
+	// AllowGIF accepts GIF input (an animated GIF decoded as a video). Off by
+	// default: GIF is an image format unless the caller asks otherwise.
+	AllowGIF bool
+}
+
+// Defaults of Options.
+const (
+	DefaultMaxBytes       = 256 << 20
+	DefaultMaxDuration    = 10 * time.Minute
+	DefaultMaxFrames      = 768
+	DefaultMaxFramePixels = 1 << 26
+)
+
+// codecs lists the video codecs the package decodes.
+var codecs = map[string]bool{
+	"h264": true, "hevc": true, "vp8": true, "vp9": true, "av1": true,
+	"mpeg4": true, "mpeg1video": true, "mpeg2video": true, "mjpeg": true,
+	"gif": true, "h263": true, "theora": true, "prores": true,
+}
+
+// Decoder runs ffprobe and ffmpeg. It is immutable and safe for concurrent use.
+type Decoder struct {
+	o Options
+}
+
+// New checks o, fills in the defaults and returns a Decoder. It does not run
+// the binaries; Available does.
+func New(o Options) (*Decoder, error) {
+	if o.MaxBytes < 0 || o.MaxDuration < 0 || o.MaxFrames < 0 || o.MaxFramePixels < 0 || o.Threads < 0 {
+		return nil, fmt.Errorf("video: negative option in %+v: %w", o, ErrUnsupported)
+	}
+	if o.FFmpeg == "" {
+		o.FFmpeg = "ffmpeg"
+	}
+	if o.FFprobe == "" {
+		o.FFprobe = "ffprobe"
+	}
+	if o.MaxBytes == 0 {
+		o.MaxBytes = DefaultMaxBytes
+	}
+	if o.MaxDuration == 0 {
+		o.MaxDuration = DefaultMaxDuration
+	}
+	if o.MaxFrames == 0 {
+		o.MaxFrames = DefaultMaxFrames
+	}
+	if o.MaxFramePixels == 0 {
+		o.MaxFramePixels = DefaultMaxFramePixels
+	}
+	return &Decoder{o: o}, nil
+}
+
+// Options returns the effective options (defaults filled in).
+func (d *Decoder) Options() Options { return d.o }
+
+// Video is one input held in memory for FFmpeg to read. Close releases it.
+// A Video may be probed and decoded any number of times, one call at a time
+// or concurrently.
+type Video struct {
+	d         *Decoder
+	f         *os.File
+	path      string // what the child opens
+	container string
+	size      int64
+}
+
+// Open checks the input's size and container and places it where FFmpeg can
+// read (and seek) it. The caller must Close the Video.
+func (d *Decoder) Open(data []byte) (*Video, error) {
+	if int64(len(data)) > d.o.MaxBytes {
+		return nil, fmt.Errorf("video: open: %d bytes, limit %d: %w", len(data), d.o.MaxBytes, ErrTooLarge)
+	}
+	c := Sniff(data)
+	if c == "" || (c == ContainerGIF && !d.o.AllowGIF) {
+		return nil, fmt.Errorf("video: open: not a supported video container: %w", ErrUnsupported)
+	}
+	f, path, err := memFile(data)
+	if err != nil {
+		return nil, fmt.Errorf("video: open: %w", err)
+	}
+	return &Video{d: d, f: f, path: path, container: c, size: int64(len(data))}, nil
+}
+
+// Close releases the in-memory copy.
+func (v *Video) Close() error {
+	if v.f != nil {
+		releaseMemFile(v.f, v.path)
+		v.f = nil
+	}
+	return nil
+}
+
+// Container is the sniffed container (the demuxer FFmpeg is forced to use).
+func (v *Video) Container() string { return v.container }
+
+// Probe reads the headers, checks the limits, then decodes every frame of the
+// first video stream to count them. The returned Info is complete.
+func (v *Video) Probe(ctx context.Context) (Info, error) {
+	head, err := v.probe(ctx, false)
+	if err != nil {
+		return Info{}, fmt.Errorf("video: probe: %w", err)
+	}
+	if err := v.checkLimits(head); err != nil {
+		return Info{}, fmt.Errorf("video: probe: %w", err)
+	}
+	counted, err := v.probe(ctx, true)
+	if err != nil {
+		return Info{}, fmt.Errorf("video: count frames: %w", err)
+	}
+	if counted.Frames < 1 {
+		return Info{}, fmt.Errorf("video: count frames: no frame decoded: %w", ErrCorrupt)
+	}
+	if counted.Duration == 0 && counted.FPS > 0 {
+		counted.Duration = float64(counted.Frames) / counted.FPS
+	}
+	if err := v.checkLimits(counted); err != nil {
+		return Info{}, fmt.Errorf("video: count frames: %w", err)
+	}
+	counted.Container = v.container
+	return counted, nil
+}
+
+func (v *Video) checkLimits(info Info) error {
+	o := v.d.o
+	if info.Width*info.Height > o.MaxFramePixels {
+		return fmt.Errorf("frames are %dx%d, limit %d pixels: %w", info.Width, info.Height, o.MaxFramePixels, ErrTooLarge)
+	}
+	if info.Duration > o.MaxDuration.Seconds() {
+		return fmt.Errorf("duration %.3fs, limit %v: %w", info.Duration, o.MaxDuration, ErrTooLarge)
+	}
+	if !codecs[info.Codec] {
+		return fmt.Errorf("codec %q: %w", info.Codec, ErrUnsupported)
+	}
+	// Without a duration, bound the decode work by frames at a high rate.
+	if info.Duration == 0 && info.Frames > 0 && float64(info.Frames) > o.MaxDuration.Seconds()*240 {
+		return fmt.Errorf("%d frames with no duration: %w", info.Frames, ErrTooLarge)
+	}
+	return nil
+}
+
+func (v *Video) probe(ctx context.Context, count bool) (Info, error) {
+	args := []string{"-v", "error", "-hide_banner", "-f", v.container}
+	if count {
+		args = append(args, "-count_frames")
+		if t := v.d.o.Threads; t > 0 {
+			args = append(args, "-threads", fmt.Sprint(t))
+		}
+	}
+	args = append(args,
+		"-select_streams", "v:0",
+		"-show_entries", "stream=codec_name,codec_type,width,height,avg_frame_rate,r_frame_rate,duration,nb_read_frames:stream_side_data=side_data_type,rotation:stream_tags=rotate:format=duration",
+		"-of", "json", v.path)
+	out, err := v.run(ctx, v.d.o.FFprobe, args, nil)
+	if err != nil {
+		return Info{}, err
+	}
+	return parseProbe(out, count)
+}
+
+// FrameFunc receives the k-th sampled frame (k counts from 0 in the order
+// of the indices; its source index is indices[k]). The frame belongs to the
+// callee.
+type FrameFunc func(k int, frame *imaging.RGB) error
+
+// selectExpr is the select filter expression keeping the given sorted,
+// distinct frame indices.
+func selectExpr(indices []int) string {
+	b := make([]byte, 0, len(indices)*12+8)
+	b = append(b, "select='"...)
+	for i, n := range indices {
+		if i > 0 {
+			b = append(b, '+')
+		}
+		b = append(b, "eq(n\\,"...)
+		b = fmt.Appendf(b, "%d", n)
+		b = append(b, ')')
+	}
+	return string(append(b, '\''))
+}
+
+// Frames decodes the stream and calls fn for each of the sampled source
+// frame indices, in order. indices must be sorted; repeated indices yield the
+// same frame again. info must come from this Video's Probe. Every frame is
+// decoded (codecs need their references) but only the sampled ones are
+// converted to rgb24. fn runs on the calling goroutine; an error from fn
+// stops decoding and is returned as is.
+func (v *Video) Frames(ctx context.Context, info Info, indices []int, fn FrameFunc) error {
+	if len(indices) == 0 {
+		return nil
+	}
+	if len(indices) > v.d.o.MaxFrames {
+		return fmt.Errorf("video: frames: %d sampled frames, limit %d: %w", len(indices), v.d.o.MaxFrames, ErrTooLarge)
+	}
+	if err := v.checkLimits(info); err != nil {
+		return fmt.Errorf("video: frames: %w", err)
+	}
+	distinct := make([]int, 0, len(indices))
+	for i, n := range indices {
+		if n < 0 || n >= info.Frames || (i > 0 && n < indices[i-1]) {
+			return fmt.Errorf("video: frames: index %d at %d is out of order or outside [0, %d): %w", n, i, info.Frames, ErrUnsupported)
+		}
+		if i == 0 || n != indices[i-1] {
+			distinct = append(distinct, n)
+		}
+	}
+	args := []string{"-v", "error", "-hide_banner", "-nostdin"}
+	if t := v.d.o.Threads; t > 0 {
+		args = append(args, "-threads", fmt.Sprint(t))
+	}
+	args = append(args, "-f", v.container, "-i", v.path, "-map", "0:v:0")
+	if len(distinct) < info.Frames {
+		args = append(args, "-vf", selectExpr(distinct))
+	}
+	args = append(args, "-fps_mode", "passthrough", "-f", "rawvideo", "-pix_fmt", "rgb24", "pipe:1")
+	frameBytes := info.Width * info.Height * 3
+	k := 0
+	consume := func(buf []byte, src int) error {
+		n := 0
+		for k+n < len(indices) && indices[k+n] == src {
+			n++
+		}
+		frames := make([]*imaging.RGB, n)
+		for i := range frames {
+			pix := buf
+			if i > 0 {
+				pix = append([]uint8(nil), buf...)
+			}
+			frames[i] = &imaging.RGB{Pix: pix, Width: info.Width, Height: info.Height}
+		}
+		for _, f := range frames {
+			if err := fn(k, f); err != nil {
+				return err
+			}
+			k++
+		}
+		return nil
+	}
+	got := 0
+	err := v.stream(ctx, v.d.o.FFmpeg, args, frameBytes, func(buf []byte) error {
+		if got >= len(distinct) {
+			return fmt.Errorf("video: frames: more frames than the %d selected: %w", len(distinct), ErrCorrupt)
+		}
+		src := distinct[got]
+		got++
+		return consume(buf, src)
+	})
+	if err != nil {
+		return err
+	}
+	if got != len(distinct) {
+		return fmt.Errorf("video: frames: decoded %d of %d sampled frames: %w", got, len(distinct), ErrCorrupt)
+	}
+	return nil
+}

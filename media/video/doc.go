@@ -1,0 +1,44 @@
+// Package video decodes video streams into the rgb24 frames FFmpeg's command
+// line produces, for the frames a sampler selects.
+//
+// Exactness target: the frames equal, byte for byte, those of
+//
+//	ffmpeg -i INPUT -map 0:v:0 -fps_mode passthrough -f rawvideo -pix_fmt rgb24 -
+//
+// run with Debian's FFmpeg 5.1 (default swscale flags, the stream's own
+// colour matrix and range, display-matrix rotation applied as the command
+// line does). Probe reports the decoded frame count (every frame is decoded
+// to count it; container metadata is not trusted, and WebM has none) and the
+// stream's average frame rate (r_frame_rate when the average is unknown,
+// 0 when both are).
+//
+// Why subprocesses: the package runs Debian's ffprobe and ffmpeg binaries
+// rather than linking libavcodec through cgo (go-astiav). The command line is
+// the reference, so running it gives its frames by construction; a decoder
+// crash or hang on hostile input stays in a child process that is killed when
+// the context ends; and the Go build needs no FFmpeg development headers.
+// The cost is one process start per pass (a few milliseconds).
+//
+// Input comes from memory. MP4 needs seeking (its index often sits at the end),
+// so the bytes are placed in an anonymous memory file (memfd_create on Linux,
+// an unlinked temporary file elsewhere) that the child reads as
+// /proc/self/fd/3 (or the temporary path); no predictable path is ever
+// created. The container is sniffed from the leading bytes (ISO BMFF
+// MP4/MOV, Matroska/WebM, AVI, GIF) and its demuxer is forced with -f, so no
+// other FFmpeg demuxer (playlists, concat scripts) can be reached.
+//
+// Decoding is two passes: Probe (headers, then every frame decoded to count
+// them) and Frames (every frame decoded again, a select filter keeps the
+// sampled indices, and only those are converted to rgb24). swscale converts
+// each frame independently, so the selected frames equal the same frames of a
+// full decode; the tests check this.
+//
+// Limits: Options.MaxBytes (default 256 MiB), MaxDuration (default 10 min),
+// MaxFrames sampled frames per call (default 768) and MaxFramePixels
+// (default 64 Mpx). Over a limit the error wraps ErrTooLarge (HTTP 413);
+// undecodable or unknown input wraps ErrCorrupt or ErrUnsupported (HTTP 422);
+// missing binaries wrap ErrUnavailable. When the context ends the child is
+// killed and reaped before the call returns.
+//
+// A *Decoder is immutable and safe for concurrent use.
+package video

@@ -1,0 +1,19 @@
+package video
+
+import "errors"
+
+// Errors returned (wrapped as "video: <op>: %w") by this package; test them
+// with errors.Is.
+var (
+	// ErrUnsupported: the bytes are not a container or codec this package
+	// accepts, or the file has no video stream (HTTP 422).
+	ErrUnsupported = errors.New("unsupported video")
+	// ErrCorrupt: FFmpeg cannot decode the stream, or it yields other frames
+	// than probed (HTTP 422).
+	ErrCorrupt = errors.New("corrupt video data")
+	// ErrTooLarge: the input is over a byte, duration, frame or frame-size
+	// limit (HTTP 413).
+	ErrTooLarge = errors.New("video too large")
+	// ErrUnavailable: the ffmpeg or ffprobe binary cannot be run.
+	ErrUnavailable = errors.New("ffmpeg unavailable")
+)

@@ -1,0 +1,39 @@
+// Package prompt turns an OpenAI chat completions request into what a
+// multimodal model consumes: the media items in prompt order, the chat
+// template's input, and — after rendering and tokenizing — the final input
+// ids with one placeholder range per media item and content hashes.
+//
+// The rules follow vLLM's chat preprocessing and the Hugging Face
+// processors of Qwen2-VL, Qwen2.5-VL and Qwen3-VL:
+//
+//   - Parse reads the request (with the extensions vLLM accepts:
+//     mm_processor_kwargs, chat_template_kwargs, add_generation_prompt,
+//     continue_final_message, media_order, …). Tools are kept as the raw
+//     JSON the client sent, so templates print them in the request's key
+//     order. Errors are *Error values with the offending field's path.
+//   - Build lists the media items and builds the template messages: media
+//     parts become {"type": "image"} (video, audio likewise), text parts
+//     {"type": "text", "text": …}. Inside a message media parts come first
+//     (stable) unless media_order is "authored". For a template that never
+//     iterates content parts (chattemplate.Template.IteratesContentParts),
+//     content is flattened to the placeholder once per item followed by the
+//     text parts, joined with "\n" (vLLM's rule). Text containing a media
+//     special token is refused. Tool-call arguments sent as a JSON string
+//     are parsed, as vLLM does before rendering.
+//   - Render renders the template, lays Qwen3-VL videos out as timestamped
+//     temporal groups (§13.7 of the preprocessing spec), tokenizes, checks
+//     that every modality has exactly one pad token per item (and one
+//     start/end pair per visual item), and widens each pad to the item's
+//     token count, which the caller plans from the media headers (for
+//     example vision.Processor.PlanImage) and passes in as Expansions. The
+//     special token ids come from the model's config.json and tokenizer
+//     (ReadSpecials); none are assumed.
+//   - ContentHash is the worker protocol's item hash: BLAKE3 of the
+//     lower-case hex of BLAKE3 of the raw (base64-decoded) media bytes.
+//
+// Video input is refused with ErrUnsupported unless Options.EnableVideo is
+// set; the video layout functions are ready for it.
+//
+// Everything here is a pure function of its inputs and safe for concurrent
+// use; a *Specials is read-only after ReadSpecials.
+package prompt

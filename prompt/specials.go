@@ -1,0 +1,112 @@
+package prompt
+
+import (
+	"encoding/json"
+	"fmt"
+)
+
+// Tokenizer is what this package needs from a tokenizer (the tokenizer
+// package's *Tokenizer satisfies it).
+type Tokenizer interface {
+	// Encode tokenizes text, special tokens included.
+	Encode(text string) []uint32
+	// IDToken returns the token string of id.
+	IDToken(id uint32) (string, bool)
+}
+
+// Token is a special token: its id and its text.
+type Token struct {
+	ID   uint32
+	Text string
+}
+
+// Specials are a model's multimodal special tokens, read from its
+// config.json and tokenizer.
+type Specials struct {
+	// Pad is the placeholder token of each modality the model accepts
+	// (image_token_id, video_token_id, audio_token_id). A modality without
+	// a pad is not accepted.
+	Pad map[Modality]Token
+	// Start and End wrap one item in the template (vision_start_token_id,
+	// vision_end_token_id); zero Text when the model has none.
+	Start, End Token
+	// Reserved are every media special token: text that contains one of
+	// them is refused.
+	Reserved []Token
+}
+
+// Placeholder is the text that stands for one item of modality m in a
+// template that takes only string content: Start, the pad, End.
+func (s *Specials) Placeholder(m Modality) (string, bool) {
+	p, ok := s.Pad[m]
+	if !ok {
+		return "", false
+	}
+	return s.Start.Text + p.Text + s.End.Text, true
+}
+
+// ReadSpecials reads the media token ids of a model's config.json
+// (top level, else text_config / thinker_config) and looks their text up
+// in tok. Ids are never assumed: a missing id means the model lacks it.
+func ReadSpecials(configJSON []byte, tok Tokenizer) (*Specials, error) {
+	var top map[string]json.RawMessage
+	if err := json.Unmarshal(configJSON, &top); err != nil {
+		return nil, fmt.Errorf("prompt: config.json: %v: %w", err, ErrBadRequest)
+	}
+	scopes := []map[string]json.RawMessage{top}
+	for _, sub := range []string{"text_config", "thinker_config"} {
+		var m map[string]json.RawMessage
+		if json.Unmarshal(top[sub], &m) == nil && m != nil {
+			scopes = append(scopes, m)
+		}
+	}
+	lookup := func(key string) (Token, bool, error) {
+		for _, sc := range scopes {
+			raw, ok := sc[key]
+			if !ok || string(raw) == "null" {
+				continue
+			}
+			var id uint32
+			if err := json.Unmarshal(raw, &id); err != nil {
+				return Token{}, false, fmt.Errorf("prompt: config.json %s: %v", key, err)
+			}
+			text, ok := tok.IDToken(id)
+			if !ok {
+				return Token{}, false, fmt.Errorf("prompt: config.json %s = %d is not in the tokenizer", key, id)
+			}
+			return Token{ID: id, Text: text}, true, nil
+		}
+		return Token{}, false, nil
+	}
+	s := &Specials{Pad: map[Modality]Token{}}
+	for _, k := range []struct {
+		key string
+		m   Modality
+	}{{"image_token_id", Image}, {"video_token_id", Video}, {"audio_token_id", Audio}} {
+		t, ok, err := lookup(k.key)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			s.Pad[k.m] = t
+			s.Reserved = append(s.Reserved, t)
+		}
+	}
+	for _, k := range []struct {
+		key string
+		dst *Token
+	}{{"vision_start_token_id", &s.Start}, {"vision_end_token_id", &s.End}, {"vision_token_id", nil}, {"audio_start_token_id", nil}, {"audio_end_token_id", nil}} {
+		t, ok, err := lookup(k.key)
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			continue
+		}
+		if k.dst != nil {
+			*k.dst = t
+		}
+		s.Reserved = append(s.Reserved, t)
+	}
+	return s, nil
+}

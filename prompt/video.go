@@ -1,0 +1,94 @@
+package prompt
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// VideoGroup is one temporal group of a timestamped (Qwen3-VL) video: its
+// time in seconds and its pad tokens.
+type VideoGroup struct {
+	Seconds float64
+	Tokens  int
+}
+
+// TimestampText is the text before a group: "<" + seconds with one
+// decimal (round half to even on the binary value, as Python's {:.1f}) +
+// " seconds>".
+func TimestampText(seconds float64) string {
+	return "<" + strconv.FormatFloat(seconds, 'f', 1, 64) + " seconds>"
+}
+
+// Qwen3VideoGroups lays a Qwen3-VL video out (transformers
+// processing_qwen3_vl.py): frameIndices are the sampled absolute source
+// frame indices; srcFPS the source frame rate (≤ 0: 24, as upstream
+// assumes); the grid is the video's grid_thw and merge the spatial merge
+// size. An odd frame count repeats the last index; group g is stamped
+// with the mean time of its two frames and holds gridH·gridW/merge² pads.
+func Qwen3VideoGroups(frameIndices []int, srcFPS float64, gridT, gridH, gridW, merge int) ([]VideoGroup, error) {
+	if srcFPS <= 0 {
+		srcFPS = 24
+	}
+	if len(frameIndices) == 0 || merge <= 0 || gridH <= 0 || gridW <= 0 || (gridH*gridW)%(merge*merge) != 0 {
+		return nil, fmt.Errorf("prompt: video layout: bad input (%d frames, grid %dx%dx%d, merge %d): %w", len(frameIndices), gridT, gridH, gridW, merge, ErrBadRequest)
+	}
+	idx := frameIndices
+	if len(idx)%2 == 1 {
+		idx = append(append([]int(nil), idx...), idx[len(idx)-1])
+	}
+	if gridT != len(idx)/2 {
+		return nil, fmt.Errorf("prompt: video layout: %d frames make %d groups, grid has %d: %w", len(frameIndices), len(idx)/2, gridT, ErrBadRequest)
+	}
+	per := gridH * gridW / (merge * merge)
+	groups := make([]VideoGroup, gridT)
+	for g := range groups {
+		a := float64(idx[2*g]) / srcFPS
+		b := float64(idx[2*g+1]) / srcFPS
+		groups[g] = VideoGroup{Seconds: (a + b) / 2, Tokens: per}
+	}
+	return groups, nil
+}
+
+// expandVideoText rewrites the rendered prompt for timestamped videos: the
+// k-th video's "<start><video_pad><end>" (or, failing that, its bare
+// video pad) becomes, per group, the timestamp text followed by
+// "<start><video_pad><end>" with a single pad, which Expand later widens.
+// Videos without groups keep their placeholder.
+func expandVideoText(text string, media []MediaItem, exp []Expansion, sp *Specials) (string, error) {
+	pad, ok := sp.Pad[Video]
+	if !ok {
+		return text, nil
+	}
+	wrapped := sp.Start.Text + pad.Text + sp.End.Text
+	var b strings.Builder
+	pos := 0
+	for i, it := range media {
+		if it.Modality != Video {
+			continue
+		}
+		rest := text[pos:]
+		at, n := strings.Index(rest, wrapped), len(wrapped)
+		if at < 0 || sp.Start.Text == "" {
+			at, n = strings.Index(rest, pad.Text), len(pad.Text)
+		}
+		if at < 0 {
+			return "", &Error{Kind: ErrBadRequest, Param: it.Param, Msg: "the chat template rendered no placeholder for this video"}
+		}
+		b.WriteString(rest[:at])
+		if len(exp[i].Groups) == 0 {
+			b.WriteString(rest[at : at+n])
+		} else {
+			for _, g := range exp[i].Groups {
+				b.WriteString(TimestampText(g.Seconds))
+				b.WriteString(wrapped)
+			}
+		}
+		pos += at + n
+	}
+	if pos == 0 {
+		return text, nil
+	}
+	b.WriteString(text[pos:])
+	return b.String(), nil
+}

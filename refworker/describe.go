@@ -1,0 +1,85 @@
+package refworker
+
+import (
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"fmt"
+	"hash/crc32"
+	"math"
+	"strconv"
+	"strings"
+
+	commonpb "github.com/mmgate/mmgate/proto/common"
+)
+
+// Fingerprint names the digest the worker reports per item.
+type Fingerprint string
+
+// The fingerprints: SHA-256 (64 hex digits, the default) or CRC-32C
+// (8 hex digits, cheap enough for benchmarks).
+const (
+	SHA256 Fingerprint = "sha256"
+	CRC32C Fingerprint = "crc32c"
+)
+
+// ParseFingerprint accepts "sha256", "crc32c" or "" (SHA-256).
+func ParseFingerprint(s string) (Fingerprint, error) {
+	switch s {
+	case "", "sha256":
+		return SHA256, nil
+	case "crc32c":
+		return CRC32C, nil
+	}
+	return "", fmt.Errorf("refworker: fingerprint %q is not sha256 or crc32c", s)
+}
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// fingerprint is the lower-case hex digest of b.
+func (s *Server) fingerprint(b []byte) string {
+	if s.opts.Fingerprint == CRC32C {
+		var out [4]byte
+		binary.BigEndian.PutUint32(out[:], crc32.Checksum(b, castagnoli))
+		return hex.EncodeToString(out[:])
+	}
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
+}
+
+// idsBytes is the little-endian uint32 encoding of ids, for fingerprinting the
+// prompt the worker received.
+func idsBytes(ids []uint32) []byte {
+	b := make([]byte, 4*len(ids))
+	for i, id := range ids {
+		binary.LittleEndian.PutUint32(b[4*i:], id)
+	}
+	return b
+}
+
+// describe is the reply text: one line for the prompt, then one line per item,
+// for example
+//
+//	image 1: grid 1x34x46, bfloat16 via shm, sha256 <64 hex digits>
+func (s *Server) describe(ids []uint32, items []received) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "prompt: %d tokens, %s %s\n", len(ids), s.opts.Fingerprint, s.fingerprint(idsBytes(ids)))
+	count := map[commonpb.Modality]int{}
+	for _, it := range items {
+		count[it.Modality]++
+		name := strings.ToLower(it.Modality.String())
+		fmt.Fprintf(&b, "%s %d: grid %dx%dx%d, %s via %s, %s %s", name, count[it.Modality],
+			it.Grid[0], it.Grid[1], it.Grid[2], it.DType, it.Path, s.opts.Fingerprint, it.Fingerprint)
+		if len(it.SecondPerGridTS) > 0 {
+			parts := make([]string, len(it.SecondPerGridTS))
+			for k, v := range it.SecondPerGridTS {
+				parts[k] = strconv.FormatFloat(float64(v), 'g', -1, 32)
+			}
+			fmt.Fprintf(&b, ", second_per_grid_ts %s", strings.Join(parts, ","))
+		}
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+func float32frombits(u uint32) float32 { return math.Float32frombits(u) }

@@ -1,0 +1,139 @@
+#!/usr/bin/env bash
+# End-to-end gateway benchmark: builds mmgate, makes IMAGES distinct 1280×960
+# JPEGs from the Debian wallpaper photos (scripts/bench/gateway_images.py),
+# starts `mmgate serve --embedded-worker --embedded-fingerprint crc32c` on a
+# free loopback port with a private shared-memory directory, runs
+# `mmgate bench gateway` against it, runs the single-process Python reference
+# (scripts/bench/gateway_reference.py: vLLM loader + HF slow Qwen3-VL
+# processor) on the same images, stops the gateway and prints:
+#   - gateway images/s ÷ Python images/s          (target ≥ 5)
+#   - text probe p99 ÷ image median latency        (target ≤ 0.10)
+#   - the transport mix (replies and metrics), stage means, errors.
+# Run it on a quiet machine; the whole run is bounded (about 1–2 minutes).
+#
+#   scripts/bench_gateway.sh
+#   IMAGES=64 CONCURRENCY=8 REQUESTS=200 OUT=/tmp/gw scripts/bench_gateway.sh
+#
+# OUT (optional) keeps gateway.json, reference.json, summary.json and the
+# gateway's log there; otherwise they go to a temporary directory removed on
+# exit. Exit status: 0 when both runs completed (targets missed or not), 1
+# when a step failed.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+PY=/usr/bin/python3
+IMAGES=${IMAGES:-64}
+CONCURRENCY=${CONCURRENCY:-8}
+REQUESTS=${REQUESTS:-200}
+DURATION=${DURATION:-90s}
+
+work=$(mktemp -d /tmp/mmgate-bench-gw-XXXXXX)
+shmbase=/dev/shm
+[ -d "$shmbase" ] || shmbase=$work
+shm=$(mktemp -d "$shmbase/mmgate-bench-gw-XXXXXX")
+out=${OUT:-$work}
+mkdir -p "$out"
+gw=""
+cleanup() {
+	if [ -n "$gw" ] && kill -0 "$gw" 2>/dev/null; then
+		kill -TERM "$gw" 2>/dev/null || true
+		wait "$gw" 2>/dev/null || true
+	fi
+	rm -rf "$shm"
+	if [ -z "${OUT:-}" ]; then rm -rf "$work"; fi
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+echo "building mmgate…" >&2
+timeout 300 go build -o "$work/mmgate" ./cmd/mmgate
+
+echo "making $IMAGES images…" >&2
+timeout 120 "$PY" scripts/bench/gateway_images.py --count "$IMAGES" "$work/images"
+
+port=$("$PY" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+url="http://127.0.0.1:$port"
+"$work/mmgate" serve --embedded-worker --embedded-fingerprint crc32c \
+	--listen "127.0.0.1:$port" --shm-dir "$shm" --health-interval 200ms \
+	>"$out/serve.log" 2>&1 &
+gw=$!
+ready=""
+for _ in $(seq 1 150); do
+	if curl -fsS "$url/health/ready" >/dev/null 2>&1; then ready=1; break; fi
+	if ! kill -0 "$gw" 2>/dev/null; then break; fi
+	sleep 0.2
+done
+if [ -z "$ready" ]; then
+	echo "bench_gateway.sh: the gateway did not become ready; its log:" >&2
+	cat "$out/serve.log" >&2
+	exit 1
+fi
+
+echo "load: $REQUESTS requests at concurrency $CONCURRENCY against $url…" >&2
+set +e
+timeout 150 "$work/mmgate" bench gateway --url "$url" --images "$work/images" \
+	--concurrency "$CONCURRENCY" --requests "$REQUESTS" --duration "$DURATION" --json \
+	>"$out/gateway.json"
+rc=$?
+set -e
+# 1 means some requests failed: the report is still there and says which.
+if [ "$rc" -ne 0 ] && [ "$rc" -ne 1 ]; then
+	echo "bench_gateway.sh: mmgate bench gateway exited with $rc" >&2
+	exit 1
+fi
+
+kill -TERM "$gw" 2>/dev/null || true
+wait "$gw" 2>/dev/null || true
+gw=""
+
+echo "Python reference on the same images…" >&2
+timeout 120 "$PY" scripts/bench/gateway_reference.py "$work/images" >"$out/reference.json"
+
+"$PY" - "$out/gateway.json" "$out/reference.json" "$out/summary.json" <<'PYEOF'
+import json, sys
+
+gw = json.load(open(sys.argv[1]))
+ref = json.load(open(sys.argv[2]))
+img, probe = gw["image"], gw["text_probe"]
+speed = gw["images_per_second"] / ref["images_per_second"] if ref["images_per_second"] else 0.0
+iso = probe["latency_ms"]["p99"] / img["latency_ms"]["p50"] if img["latency_ms"]["p50"] else float("nan")
+t = gw["transport"]
+summary = {
+    "gateway_images_per_second": gw["images_per_second"],
+    "python_images_per_second": ref["images_per_second"],
+    "speedup": round(speed, 3),
+    "speedup_target": 5.0,
+    "speedup_met": speed >= 5.0,
+    "image_latency_p50_ms": img["latency_ms"]["p50"],
+    "text_probe_latency_p99_ms": probe["latency_ms"]["p99"],
+    "probe_p99_over_image_p50": round(iso, 4),
+    "isolation_target": 0.10,
+    "isolation_met": iso <= 0.10,
+    "transport_replies": {"shm": t["reply_shm"], "inline": t["reply_inline"], "unnamed": t["reply_unknown"]},
+    "transport_metrics": t["metrics"],
+    "image_failed": img["failed"],
+    "text_probe_failed": probe["failed"],
+}
+json.dump(summary, open(sys.argv[3], "w"), indent=1)
+
+def ok(b):
+    return "met" if b else "MISSED"
+
+print("gateway:  %.2f images/s (%d/%d image requests ok, concurrency %d, %.2f s; %d text probes)"
+      % (gw["images_per_second"], img["ok"], img["sent"], gw["concurrency"], gw["wall_seconds"], probe["ok"]))
+print("python:   %.2f images/s (%d images, one process, %s)"
+      % (ref["images_per_second"], ref["images"], ", ".join("%s %.1f ms" % kv for kv in ref["stage_mean_ms"].items())))
+print("speed-up: %.2f× (target ≥ 5×: %s)" % (speed, ok(speed >= 5.0)))
+print("latency:  image p50 %.1f ms p99 %.1f ms, TTFT p50 %.1f ms; text probe p50 %.1f ms p99 %.1f ms"
+      % (img["latency_ms"]["p50"], img["latency_ms"]["p99"], img["ttft_ms"]["p50"],
+         probe["latency_ms"]["p50"], probe["latency_ms"]["p99"]))
+print("isolation: text p99 / image p50 = %.3f (target ≤ 0.10: %s)" % (iso, ok(iso <= 0.10)))
+print("transport: replies shm %d, inline %d, unnamed %d; metrics %s"
+      % (t["reply_shm"], t["reply_inline"], t["reply_unknown"],
+         ", ".join("%s %s %d tensors %.1f MiB" % (m["runtime"], m["path"], m["tensors"], m["bytes"] / 2**20)
+                   for m in t["metrics"]) or "none"))
+print("stages (mean ms, all requests): " + ", ".join("%s %.2f (×%d)" % (s["stage"], s["mean_ms"], s["count"]) for s in gw["stages"]))
+print("tensor cache: %d hits, %d misses" % (gw["server"]["tensor_cache_hits"], gw["server"]["tensor_cache_misses"]))
+for e in gw["errors"]:
+    print("errors: %s status %d %s ×%d: %s" % (e["kind"], e["status"], e["code"], e["count"], e["example"]))
+PYEOF
+if [ -n "${OUT:-}" ]; then echo "reports in $out" >&2; fi

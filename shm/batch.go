@@ -1,0 +1,234 @@
+package shm
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"sync"
+	"time"
+
+	schedulerpb "github.com/mmgate/mmgate/proto/scheduler"
+	"github.com/mmgate/mmgate/tensor"
+)
+
+// Batch holds the segments of one request (its lease). Exactly one of Commit
+// (the worker took the request: forget the segments without unlinking them)
+// or Release (unlink them all) takes effect; later calls do nothing, so
+// `defer b.Release()` after NewBatch and `b.Commit()` on success is the usual
+// pattern. A Batch is safe for concurrent use.
+type Batch struct {
+	pool *Pool
+	id   string
+	stop func() bool // stops the release-on-cancel hook
+
+	mu     sync.Mutex
+	done   bool
+	segs   []*Segment
+	placed []placement
+}
+
+type placement struct {
+	path  Path
+	start time.Time
+}
+
+// RequestID is the id given to NewBatch.
+func (b *Batch) RequestID() string { return b.id }
+
+// Alloc creates a segment of nbytes for this request. Errors: ErrNoSpace,
+// ErrOverBudget, ErrUnavailable (or another create error, wrapped). Several
+// goroutines may allocate for one batch at once; the segments are created in
+// parallel.
+func (b *Batch) Alloc(nbytes int) (*Segment, error) {
+	if b.finished() {
+		return nil, fmt.Errorf("shm: alloc for request %q: batch already finished: %w", b.id, ErrUnavailable)
+	}
+	s, err := b.pool.alloc(nbytes)
+	if err != nil {
+		return nil, err
+	}
+	b.mu.Lock()
+	if b.done {
+		// Committed or released while the segment was being made.
+		b.mu.Unlock()
+		s.unmap()
+		b.pool.drop([]*Segment{s})
+		return nil, fmt.Errorf("shm: alloc for request %q: batch already finished: %w", b.id, ErrUnavailable)
+	}
+	b.segs = append(b.segs, s)
+	b.mu.Unlock()
+	return s, nil
+}
+
+func (b *Batch) finished() bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.done
+}
+
+// Segments returns the segments allocated so far.
+func (b *Batch) Segments() []*Segment {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return append([]*Segment(nil), b.segs...)
+}
+
+// Commit records that the worker has taken the request: the segments are
+// sealed, unmapped and handed over (the worker unlinks them after reading; the janitor
+// removes them after their deadline otherwise). Their bytes stay counted
+// against the budget until they are gone.
+func (b *Batch) Commit() {
+	b.mu.Lock()
+	if b.done {
+		b.mu.Unlock()
+		return
+	}
+	b.done = true
+	segs, placed := b.segs, b.placed
+	b.mu.Unlock()
+	if b.stop != nil {
+		b.stop()
+	}
+	for _, s := range segs {
+		_ = s.Seal()
+		s.unmap()
+	}
+	b.pool.handOff(segs)
+	now := b.pool.opts.Now()
+	for _, p := range placed {
+		b.pool.m.seconds.WithLabelValues(p.path.String()).Observe(now.Sub(p.start).Seconds())
+	}
+}
+
+// Release unlinks every segment of the request: call it on any failure
+// before the worker has taken the request (including an error status from
+// the worker). It is also called when the context given to NewBatch ends
+// before Commit.
+func (b *Batch) Release() {
+	b.mu.Lock()
+	if b.done {
+		b.mu.Unlock()
+		return
+	}
+	b.done = true
+	segs := b.segs
+	b.mu.Unlock()
+	if b.stop != nil {
+		b.stop()
+	}
+	for _, s := range segs {
+		s.unmap()
+	}
+	b.pool.drop(segs)
+}
+
+// Route is what Place needs to know about the worker a request goes to.
+type Route struct {
+	Mode           Mode
+	NamespaceMatch bool // the worker's shm_namespace_id equals Pool.NamespaceID()
+	Limits         Limits
+	Runtime        string // metrics label: the worker's runtime
+}
+
+// Buffer is the destination of one tensor: a mapped segment (PathShm) or a
+// fresh Go slice (PathInline). Fill Bytes, then call TensorData.
+type Buffer struct {
+	path Path
+	data []byte
+	seg  *Segment
+}
+
+// Path is where the tensor travels.
+func (x *Buffer) Path() Path { return x.path }
+
+// Bytes is the memory to fill with the tensor's little-endian C-order bytes.
+func (x *Buffer) Bytes() []byte { return x.data }
+
+// Segment is the shared-memory segment, or nil for an inline buffer.
+func (x *Buffer) Segment() *Segment { return x.seg }
+
+// TensorData builds the wire tensor once Bytes is filled; for a segment it
+// seals it first (Bytes must not be used afterwards). shape and dtype must
+// describe exactly len(Bytes()) bytes.
+func (x *Buffer) TensorData(dt tensor.DType, shape []int) (*schedulerpb.TensorData, error) {
+	n, err := tensor.ByteSize(dt, shape)
+	if err != nil {
+		return nil, fmt.Errorf("shm: tensor data: %w", err)
+	}
+	if n != len(x.data) {
+		return nil, fmt.Errorf("shm: tensor data: %s%v is %d bytes, buffer has %d: %w", dt, shape, n, len(x.data), tensor.ErrShape)
+	}
+	dims := make([]uint32, len(shape))
+	for i, d := range shape {
+		if d > math.MaxUint32 {
+			return nil, fmt.Errorf("shm: tensor data: dimension %d of %v: %w", i, shape, tensor.ErrShape)
+		}
+		dims[i] = uint32(d)
+	}
+	td := &schedulerpb.TensorData{Shape: dims, Dtype: dt.String()}
+	if x.seg == nil {
+		td.Payload = &schedulerpb.TensorData_Inline{Inline: x.data}
+		return td, nil
+	}
+	if err := x.seg.Seal(); err != nil {
+		return nil, err
+	}
+	td.Payload = &schedulerpb.TensorData_Shm{Shm: x.seg.Handle()}
+	return td, nil
+}
+
+// Place chooses the path of a tensor of nbytes for route (see Decide) and
+// returns its destination, counting it in the metrics under modality. A
+// tensor meant for shared memory that cannot get a segment (full tmpfs,
+// budget, unusable directory) falls back to inline when it fits, counted in
+// mmgate_mm_shm_fallbacks_total; otherwise the error wraps ErrTooLarge. On a
+// batch already committed or released it fails with ErrUnavailable.
+func (b *Batch) Place(r Route, nbytes int, modality string) (*Buffer, error) {
+	if b.finished() {
+		return nil, fmt.Errorf("shm: place for request %q: batch already finished: %w", b.id, ErrUnavailable)
+	}
+	m := b.pool.m
+	start := b.pool.opts.Now()
+	path := Decide(r.Mode, r.NamespaceMatch, nbytes, r.Limits)
+	var x *Buffer
+	switch path {
+	case PathTooLarge:
+		m.fallbacks.WithLabelValues(r.Runtime, "too_large").Inc()
+		return nil, fmt.Errorf("shm: %d-byte tensor exceeds the %d-byte inline limit and shared memory is not used for this worker: %w",
+			nbytes, r.Limits.maxInline(), ErrTooLarge)
+	case PathShm:
+		seg, err := b.Alloc(nbytes)
+		if err == nil {
+			x = &Buffer{path: PathShm, data: seg.Bytes(), seg: seg}
+			break
+		}
+		m.fallbacks.WithLabelValues(r.Runtime, fallbackReason(err)).Inc()
+		if nbytes > r.Limits.maxInline() {
+			return nil, fmt.Errorf("shm: %d-byte tensor exceeds the %d-byte inline limit and %w: %w",
+				nbytes, r.Limits.maxInline(), err, ErrTooLarge)
+		}
+		b.pool.opts.Logger.Debug("shared memory: tensor sent inline", "request_id", b.id, "bytes", nbytes, "err", err)
+		path = PathInline
+	}
+	if x == nil {
+		x = &Buffer{path: PathInline, data: make([]byte, nbytes)}
+	}
+	m.tensors.WithLabelValues(r.Runtime, modality, path.String()).Inc()
+	m.bytes.WithLabelValues(r.Runtime, modality, path.String()).Add(float64(nbytes))
+	b.mu.Lock()
+	b.placed = append(b.placed, placement{path: path, start: start})
+	b.mu.Unlock()
+	return x, nil
+}
+
+func fallbackReason(err error) string {
+	switch {
+	case errors.Is(err, ErrNoSpace):
+		return "no_space"
+	case errors.Is(err, ErrOverBudget):
+		return "over_budget"
+	case errors.Is(err, ErrUnavailable):
+		return "unavailable"
+	}
+	return "error"
+}

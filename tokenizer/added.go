@@ -1,0 +1,166 @@
+package tokenizer
+
+import (
+	"sort"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// This file answers: where are the added tokens in a text? As tokenizers'
+// AddedVocabulary: leftmost match, longest at that position, matches never
+// overlap, then the single_word, lstrip and rstrip rules.
+
+// addedToken is one entry of tokenizer.json's "added_tokens".
+type addedToken struct {
+	id         uint32
+	content    string
+	singleWord bool
+	lstrip     bool
+	rstrip     bool
+	normalized bool
+	special    bool
+}
+
+// matcher finds a fixed set of added tokens in text.
+type matcher struct {
+	pats    []string
+	toks    []*addedToken
+	byFirst [256][]int32 // pattern indices by first byte, longest first
+	firsts  string       // the distinct first bytes
+}
+
+func newMatcher(pats []string, toks []*addedToken) *matcher {
+	m := &matcher{pats: pats, toks: toks}
+	for i, p := range pats {
+		if p == "" {
+			continue
+		}
+		if m.byFirst[p[0]] == nil {
+			m.firsts += p[:1]
+		}
+		m.byFirst[p[0]] = append(m.byFirst[p[0]], int32(i))
+	}
+	for b := range m.byFirst {
+		l := m.byFirst[b]
+		sort.SliceStable(l, func(i, j int) bool { return len(pats[l[i]]) > len(pats[l[j]]) })
+	}
+	return m
+}
+
+func (m *matcher) empty() bool { return m == nil || len(m.pats) == 0 }
+
+// find returns the leftmost-longest match at or after from.
+func (m *matcher) find(s string, from int) (start, end int, tok *addedToken) {
+	for i := from; i < len(s); i++ {
+		// Jump to the next byte that starts a pattern.
+		if len(m.firsts) == 1 {
+			k := strings.IndexByte(s[i:], m.firsts[0])
+			if k < 0 {
+				break
+			}
+			i += k
+		} else if m.byFirst[s[i]] == nil {
+			continue
+		}
+		for _, c := range m.byFirst[s[i]] {
+			p := m.pats[c]
+			if len(s)-i >= len(p) && s[i:i+len(p)] == p {
+				return i, i + len(p), m.toks[c]
+			}
+		}
+	}
+	return -1, -1, nil
+}
+
+// segment is a piece of text, or an added token (tok non-nil).
+type segment struct {
+	text string
+	tok  *addedToken
+}
+
+// split appends the pieces of s to dst: the added tokens found and the text
+// between them (tokenizers' AddedVocabulary::find_matches). An empty s gives
+// one empty piece.
+func (m *matcher) split(dst []segment, s string) []segment {
+	if s == "" || m.empty() {
+		return append(dst, segment{text: s})
+	}
+	offset := 0 // end of the last piece appended
+	for pos := 0; pos < len(s); {
+		start, stop, tok := m.find(s, pos)
+		if tok == nil {
+			break
+		}
+		pos = stop
+		if tok.singleWord {
+			startSpace := start == 0 || !endsWithWord(s[:start])
+			stopSpace := stop == len(s) || !startsWithWord(s[stop:])
+			if !startSpace || !stopSpace {
+				continue
+			}
+		}
+		if tok.lstrip {
+			start = max(spaceLeftmostAtEnd(s[:start]), offset)
+		}
+		if tok.rstrip {
+			// The search goes on where the token itself ended, as
+			// tokenizers' matcher does.
+			stop += spaceRightmostAtStart(s[stop:])
+		}
+		start = max(start, offset)
+		if start > offset {
+			dst = append(dst, segment{text: s[offset:start]})
+		}
+		dst = append(dst, segment{text: s[start:stop], tok: tok})
+		offset = stop
+	}
+	if offset != len(s) {
+		dst = append(dst, segment{text: s[offset:]})
+	}
+	return dst
+}
+
+// isWordChar is the \w class of Rust's regex crate: Alphabetic, marks,
+// decimal digits, connector punctuation and join controls.
+func isWordChar(r rune) bool {
+	return unicode.IsLetter(r) || unicode.Is(unicode.Nl, r) || unicode.Is(unicode.Other_Alphabetic, r) ||
+		unicode.Is(unicode.M, r) || unicode.Is(unicode.Nd, r) || unicode.Is(unicode.Pc, r) ||
+		r == 0x200C || r == 0x200D
+}
+
+func endsWithWord(s string) bool {
+	r, n := utf8.DecodeLastRuneInString(s)
+	return n > 0 && isWordChar(r)
+}
+
+func startsWithWord(s string) bool {
+	r, n := utf8.DecodeRuneInString(s)
+	return n > 0 && isWordChar(r)
+}
+
+// spaceLeftmostAtEnd returns where the whitespace at the end of s starts.
+func spaceLeftmostAtEnd(s string) int {
+	i := len(s)
+	for i > 0 {
+		r, n := utf8.DecodeLastRuneInString(s[:i])
+		if !unicode.IsSpace(r) {
+			break
+		}
+		i -= n
+	}
+	return i
+}
+
+// spaceRightmostAtStart returns the length of the whitespace at the start of s.
+func spaceRightmostAtStart(s string) int {
+	i := 0
+	for i < len(s) {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if !unicode.IsSpace(r) {
+			break
+		}
+		i += n
+	}
+	return i
+}

@@ -1,0 +1,102 @@
+package vision
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/mmgate/mmgate/imaging"
+	"github.com/mmgate/mmgate/tensor"
+)
+
+// Modality is a kind of media a model can take.
+type Modality uint8
+
+// The modalities. The zero value is invalid.
+const (
+	Image Modality = iota + 1
+	Video
+	Audio
+)
+
+var modalityNames = [...]string{Image: "image", Video: "video", Audio: "audio"}
+
+// String returns "image", "video" or "audio".
+func (m Modality) String() string {
+	if m < Image || m > Audio {
+		return fmt.Sprintf("modality(%d)", uint8(m))
+	}
+	return modalityNames[m]
+}
+
+// ParseModality maps "image", "video" or "audio" to its Modality.
+func ParseModality(s string) (Modality, error) {
+	for m := Image; m <= Audio; m++ {
+		if modalityNames[m] == s {
+			return m, nil
+		}
+	}
+	return 0, fmt.Errorf("vision: modality %q: %w", s, ErrUnsupported)
+}
+
+// Overrides are per-request processor settings. A zero field means the
+// model's default.
+type Overrides struct {
+	MinPixels int // lower bound on the resized pixel count (HF min_pixels / size.shortest_edge)
+	MaxPixels int // upper bound on the resized pixel count (HF max_pixels / size.longest_edge)
+}
+
+// Validate rejects negative values.
+func (o Overrides) Validate() error {
+	if o.MinPixels < 0 || o.MaxPixels < 0 {
+		return fmt.Errorf("vision: min_pixels %d, max_pixels %d: %w", o.MinPixels, o.MaxPixels, ErrBadOptions)
+	}
+	return nil
+}
+
+// Plan describes the tensors one image (or video) becomes. It depends only on
+// the source size, the model and the overrides.
+type Plan struct {
+	SourceWidth, SourceHeight int // post-EXIF decoded size the plan was made for
+	Width, Height             int // size after resizing
+	GridT, GridH, GridW       int // grid_thw: temporal groups, patch rows, patch columns
+	Tokens                    int // placeholder tokens: GridT·GridH·GridW / merge²
+	Rows, Cols                int // pixel_values shape (Rows = GridT·GridH·GridW)
+}
+
+// Elements is Rows·Cols.
+func (p Plan) Elements() int { return p.Rows * p.Cols }
+
+// Bytes is the size of pixel_values encoded as dt (0 for an invalid dtype).
+func (p Plan) Bytes(dt tensor.DType) int { return p.Rows * p.Cols * dt.Size() }
+
+// Shape is the pixel_values shape, [Rows, Cols].
+func (p Plan) Shape() []int { return []int{p.Rows, p.Cols} }
+
+// GridTHW is the grid as the int64 triple the model's *_grid_thw tensor holds.
+func (p Plan) GridTHW() [3]int64 { return [3]int64{int64(p.GridT), int64(p.GridH), int64(p.GridW)} }
+
+// Timings are the wall times of one ProcessImage call's stages.
+type Timings struct {
+	Resize            time.Duration // zero when the planned size equals the source size
+	NormalizePatchify time.Duration // normalize + patchify + encode into dst
+}
+
+// Processor is one model family's media preprocessor.
+type Processor interface {
+	// ModelType is the config.json model_type this processor serves
+	// (for example "qwen2_5_vl").
+	ModelType() string
+
+	// PlanImage plans a width×height (post-EXIF) image. It returns an error
+	// wrapping ErrAspectRatio, ErrTooSmall or ErrBadOptions for inputs the
+	// reference processor refuses, and ErrTooLarge for a resized size over
+	// the processor's limit.
+	PlanImage(width, height int, o Overrides) (Plan, error)
+
+	// ProcessImage resizes img to the planned size and writes pixel_values
+	// into dst, which must be exactly plan.Bytes(dt) long, encoded as dt
+	// (little-endian). img must have the plan's source size. img is not
+	// modified.
+	ProcessImage(ctx context.Context, img *imaging.RGB, plan Plan, dt tensor.DType, dst []byte) (Timings, error)
+}
