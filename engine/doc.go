@@ -6,8 +6,9 @@
 //
 // # Workers
 //
-// Each worker is configured by URL (grpc://HOST:PORT or unix:///path; see
-// ParseWorkerURL) with a tensor transport (auto, inline, shm), an inline
+// Each worker is configured by URL (grpc://HOST:PORT, grpcs://HOST:PORT for
+// TLS with optional client certificates (WorkerConfig.TLS), or
+// unix:///path; see ParseWorkerURL) with a tensor transport (auto, inline, shm), an inline
 // threshold, an optional encoder dtype override and a gRPC message limit.
 // Start reads each worker's GetModelInfo, GetServerInfo (its
 // scheduler_info["shm_namespace_id"] is compared with the pool's namespace id

@@ -12,6 +12,7 @@ import (
 	"golang.org/x/sync/errgroup"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/backoff"
+	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/credentials/insecure"
 
 	schedulerpb "github.com/mmgate/mmgate/proto/scheduler"
@@ -107,8 +108,12 @@ func (e *Engine) dialOptions(s workerSettings) []grpc.DialOption {
 	// second at first), so a worker that comes back is found quickly.
 	base := min(time.Second, e.opts.HealthInterval)
 	bc := backoff.Config{BaseDelay: base, Multiplier: 1.6, Jitter: 0.2, MaxDelay: max(base, e.opts.HealthInterval)}
+	creds := insecure.NewCredentials()
+	if s.tls != nil {
+		creds = credentials.NewTLS(s.tls)
+	}
 	d := []grpc.DialOption{
-		grpc.WithTransportCredentials(insecure.NewCredentials()),
+		grpc.WithTransportCredentials(creds),
 		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(s.maxMsg), grpc.MaxCallSendMsgSize(s.maxMsg)),
 		grpc.WithConnectParams(grpc.ConnectParams{Backoff: bc, MinConnectTimeout: e.opts.HealthTimeout}),
 	}

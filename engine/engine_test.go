@@ -266,7 +266,7 @@ func TestNewOptions(t *testing.T) {
 		{"msg size", Options{Workers: []WorkerConfig{{URL: "grpc://h:1", MaxMessageSize: 1000}}}, ErrBadOptions},
 		{"mode", Options{Workers: []WorkerConfig{{URL: "grpc://h:1", Transport: shm.Mode(9)}}}, ErrBadOptions},
 		{"url", Options{Workers: []WorkerConfig{{URL: "http://h:1"}}}, ErrBadURL},
-		{"tls", Options{Workers: []WorkerConfig{{URL: "grpcs://h:1"}}}, ErrUnsupported},
+		{"https", Options{Workers: []WorkerConfig{{URL: "https://h:1"}}}, ErrUnsupported},
 		{"ok", Options{Workers: []WorkerConfig{{URL: "grpc://h:1"}, {URL: "unix:///x.sock"}}}, nil},
 	}
 	for _, c := range cases {

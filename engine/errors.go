@@ -13,10 +13,11 @@ import (
 var (
 	// ErrBadOptions: an Options or WorkerConfig field has an invalid value.
 	ErrBadOptions = errors.New("bad options")
-	// ErrBadURL: a worker URL is neither grpc://HOST:PORT nor unix:///path.
+	// ErrBadURL: a worker URL is not grpc://HOST:PORT, grpcs://HOST:PORT
+	// or unix:///path.
 	ErrBadURL = errors.New("bad worker url")
 	// ErrUnsupported: a worker URL asks for something not implemented
-	// (grpcs:// TLS).
+	// (https://).
 	ErrUnsupported = errors.New("not supported yet")
 
 	// ErrModelNotFound: no known worker, healthy or not, serves the model

@@ -278,7 +278,10 @@ func (s *Stream) abort() {
 	s.abortOnce.Do(func() {
 		e, w, rid := s.e, s.w, s.rid
 		e.goBackground(func() {
-			ctx, cancel := context.WithTimeout(e.base, e.opts.AbortTimeout)
+			// Not cancelled by Close: Close waits for pending aborts,
+			// each bounded by AbortTimeout, so that a shutdown that cuts
+			// requests still tells their workers.
+			ctx, cancel := context.WithTimeout(context.WithoutCancel(e.base), e.opts.AbortTimeout)
 			defer cancel()
 			reason := "client gone"
 			if err := s.ctx.Err(); err != nil {

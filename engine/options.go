@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"crypto/tls"
 	"fmt"
 	"log/slog"
 	"time"
@@ -38,8 +39,14 @@ const (
 // WorkerConfig describes one worker. The zero value of every field but URL
 // means its default.
 type WorkerConfig struct {
-	// URL is grpc://HOST:PORT or unix:///path (see ParseWorkerURL).
+	// URL is grpc://HOST:PORT, grpcs://HOST:PORT or unix:///path (see
+	// ParseWorkerURL).
 	URL string
+	// TLS configures grpcs:// connections (trust roots in RootCAs, a
+	// client certificate for mutual TLS, ServerName). nil means the system
+	// roots and the URL's host as the server name. It is ignored for
+	// grpc:// and unix:// URLs. TLS 1.2 is the minimum either way.
+	TLS *tls.Config
 	// Transport chooses how tensors travel: auto (default: shared memory
 	// when the worker shares the gateway's /dev/shm), inline or shm.
 	Transport shm.Mode
@@ -92,6 +99,7 @@ type workerSettings struct {
 	encDT     tensor.DType // 0: from the worker's info
 	maxMsg    int
 	maxInline int
+	tls       *tls.Config // nil: plaintext
 }
 
 func (c WorkerConfig) settings() (workerSettings, error) {
@@ -100,6 +108,16 @@ func (c WorkerConfig) settings() (workerSettings, error) {
 		return workerSettings{}, err
 	}
 	s := workerSettings{url: c.URL, target: target, mode: c.Transport, minBytes: c.ShmMinBytes, maxMsg: c.MaxMessageSize}
+	if IsTLSURL(c.URL) {
+		if c.TLS != nil {
+			s.tls = c.TLS.Clone()
+		} else {
+			s.tls = &tls.Config{}
+		}
+		if s.tls.MinVersion < tls.VersionTLS12 {
+			s.tls.MinVersion = tls.VersionTLS12
+		}
+	}
 	switch c.Transport {
 	case shm.ModeAuto, shm.ModeInline, shm.ModeShm:
 	default:

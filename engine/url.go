@@ -14,11 +14,12 @@ import (
 //
 //	grpc://HOST:PORT   TCP, plaintext (HOST a name, an IPv4 address or a
 //	                   bracketed IPv6 address; PORT 1..65535)
+//	grpcs://HOST:PORT  TCP with TLS (see WorkerConfig.TLS)
 //	unix:///path       a Unix socket at an absolute path
 //
 // Anything else (user info, query, fragment, a path after HOST:PORT, a
-// relative socket path) fails with ErrBadURL; grpcs:// fails with
-// ErrUnsupported.
+// relative socket path, https://) fails with ErrBadURL or ErrUnsupported.
+// Use IsTLSURL to know whether the connection must use TLS.
 func ParseWorkerURL(raw string) (target string, err error) {
 	fail := func(why string) (string, error) {
 		return "", fmt.Errorf("engine: worker url %q: %s: %w", raw, why, ErrBadURL)
@@ -28,11 +29,11 @@ func ParseWorkerURL(raw string) (target string, err error) {
 		return fail("want grpc://HOST:PORT or unix:///path")
 	}
 	switch strings.ToLower(scheme) {
-	case "grpcs", "https":
-		return "", fmt.Errorf("engine: worker url %q: TLS (grpcs://) is %w; use grpc:// or unix://", raw, ErrUnsupported)
-	case "grpc":
+	case "https":
+		return "", fmt.Errorf("engine: worker url %q: https:// is %w; use grpcs://HOST:PORT for TLS", raw, ErrUnsupported)
+	case "grpc", "grpcs":
 		if rest == "" || strings.ContainsAny(rest, "/?#@ \t") {
-			return fail("want grpc://HOST:PORT with nothing after the port")
+			return fail("want " + strings.ToLower(scheme) + "://HOST:PORT with nothing after the port")
 		}
 		host, port, err := net.SplitHostPort(rest)
 		if err != nil || host == "" {
@@ -65,7 +66,13 @@ func ParseWorkerURL(raw string) (target string, err error) {
 		}
 		return "unix://" + u.Path, nil
 	}
-	return fail("scheme must be grpc or unix")
+	return fail("scheme must be grpc, grpcs or unix")
+}
+
+// IsTLSURL reports whether a worker URL asks for TLS (grpcs://).
+func IsTLSURL(raw string) bool {
+	scheme, _, ok := strings.Cut(raw, "://")
+	return ok && strings.EqualFold(scheme, "grpcs")
 }
 
 // validHost accepts DNS names and IPv4 addresses: letters, digits, '-', '.',

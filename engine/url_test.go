@@ -15,7 +15,9 @@ func TestParseWorkerURL(t *testing.T) {
 		{"GRPC://h:1", "dns:///h:1", nil},
 		{"grpc://[::1]:9000", "dns:///[::1]:9000", nil},
 		{"unix:///run/mmgate/worker.sock", "unix:///run/mmgate/worker.sock", nil},
-		{"grpcs://h:443", "", ErrUnsupported},
+		{"grpcs://h:443", "dns:///h:443", nil},
+		{"grpcs://h:443/x", "", ErrBadURL},
+		{"https://h:443", "", ErrUnsupported},
 		{"http://h:80", "", ErrBadURL},
 		{"h:80", "", ErrBadURL},
 		{"", "", ErrBadURL},
@@ -65,6 +67,9 @@ func FuzzParseWorkerURL(f *testing.F) {
 		switch {
 		case len(target) > 7 && target[:7] == "dns:///":
 			back = "grpc://" + target[7:]
+			if IsTLSURL(s) {
+				back = "grpcs://" + target[7:]
+			}
 		case len(target) > 7 && target[:7] == "unix://":
 			back = target
 		default:

@@ -110,3 +110,42 @@ func TestDecoders(t *testing.T) {
 	}
 	t.Logf("%+v (all exact: %v)", ds, Exact())
 }
+
+// TestConcurrentDecode decodes corpus files from several goroutines with
+// one Decoder (run with -race) and checks every result against the golden
+// hash.
+func TestConcurrentDecode(t *testing.T) {
+	m := loadGolden(t)
+	d, _ := New(Options{})
+	var cases []goldenCase
+	var files [][]byte
+	for _, c := range m.Cases {
+		if c.Error == "" && !c.KnownUnsupported && len(c.File) > 6 && c.File[:6] != "photo_" && formatExact(c.Format) {
+			cases = append(cases, c)
+			files = append(files, readCorpus(t, c.File))
+		}
+	}
+	errs := make(chan error, 4)
+	for g := 0; g < 4; g++ {
+		go func(g int) {
+			for i := g; i < len(cases); i += 2 {
+				c := cases[i]
+				img, err := d.Decode(context.Background(), files[i])
+				if err != nil {
+					errs <- err
+					return
+				}
+				if sum(img.RGB.Pix) != c.SHA256 {
+					errs <- errors.New(c.File + ": hash differs under concurrency")
+					return
+				}
+			}
+			errs <- nil
+		}(g)
+	}
+	for g := 0; g < 4; g++ {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+}

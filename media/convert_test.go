@@ -117,3 +117,14 @@ func TestOptions(t *testing.T) {
 		t.Errorf("zero Options: bg %v, max %d", d.bg, d.maxPixels)
 	}
 }
+
+// TestBlendShortcuts checks the identities toRGB's fast paths rely on.
+func TestBlendShortcuts(t *testing.T) {
+	for bg := 0; bg < 256; bg++ {
+		for s := 0; s < 256; s++ {
+			if blend(bg, s, 255) != uint8(s) || blend(bg, s, 0) != uint8(bg) {
+				t.Fatalf("blend(%d, %d, 0/255) is not exact", bg, s)
+			}
+		}
+	}
+}

@@ -67,23 +67,36 @@ type Image struct {
 // without decoding pixels. An image over the pixel cap yields its Header
 // together with an error wrapping ErrTooLarge.
 func (d *Decoder) Probe(data []byte) (Header, error) {
-	in, err := probe(data)
-	if err != nil {
-		if in != nil && d.checkSize(in) != nil {
-			return Header{}, fmt.Errorf("media: probe: %w", d.checkSize(in))
-		}
+	in, err := d.probe(data)
+	if in == nil {
 		return Header{}, fmt.Errorf("media: probe: %w", err)
 	}
-	h := d.header(in)
-	if err := d.checkSize(in); err != nil {
-		return h, fmt.Errorf("media: probe: %w", err)
+	if err != nil {
+		return d.header(in), fmt.Errorf("media: probe: %w", err)
 	}
-	return h, nil
+	return d.header(in), nil
+}
+
+// probe parses the headers and applies the pixel cap. The info is returned
+// with a nil error, or with an ErrTooLarge error when the size is known to
+// be over the cap (even if later headers are broken); otherwise nil and the
+// error.
+func (d *Decoder) probe(data []byte) (*info, error) {
+	in, err := probe(data)
+	if in != nil && in.w > 0 && in.h > 0 {
+		if cerr := d.checkSize(in); cerr != nil {
+			return in, cerr
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	return in, nil
 }
 
 func (d *Decoder) header(in *info) Header {
 	o := in.orientation
-	if d.noEXIF {
+	if d.noEXIF || o < 1 {
 		o = 1
 	}
 	w, h := orientedSize(in.w, in.h, in.preOrient)
@@ -105,14 +118,8 @@ func (d *Decoder) Decode(ctx context.Context, data []byte) (*Image, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	in, err := probe(data)
+	in, err := d.probe(data)
 	if err != nil {
-		if in != nil && d.checkSize(in) != nil {
-			return nil, fmt.Errorf("media: decode: %w", d.checkSize(in))
-		}
-		return nil, fmt.Errorf("media: decode: %w", err)
-	}
-	if err := d.checkSize(in); err != nil {
 		return nil, fmt.Errorf("media: decode: %w", err)
 	}
 	img, err := d.decode(in, data)

@@ -16,10 +16,10 @@ type DecoderInfo struct {
 func Decoders() []DecoderInfo {
 	return []DecoderInfo{
 		jpegDecoderInfo(),
-		{Format: FormatPNG, Library: "mmgate (compress/flate)", Exact: true},
+		{Format: FormatPNG, Library: "Go (compress/flate)", Exact: true},
 		webpDecoderInfo(),
 		{Format: FormatGIF, Library: "image/gif", Exact: true},
-		{Format: FormatBMP, Library: "mmgate", Exact: true},
+		{Format: FormatBMP, Library: "Go", Exact: true},
 		{Format: FormatTIFF, Library: "golang.org/x/image/tiff", Exact: true},
 	}
 }

@@ -48,18 +48,16 @@ func orient(src *imaging.RGB, o int) *imaging.RGB {
 		}
 	default:
 		// Transposing orientations: walk the source row by row (sequential
-		// reads) and scatter each one into an output column.
+		// reads) and scatter each row into an output column: source row sy
+		// becomes column sy (5, 8) or H-1-sy (6, 7), read left to right
+		// (5, 6) or right to left (7, 8). Measured faster here than a
+		// strip-blocked loop.
 		for sy := 0; sy < H; sy++ {
 			srow := s[sy*W*3 : (sy+1)*W*3]
-			// Output column for source row sy.
-			var dx int
-			switch o {
-			case 5, 8: // out[y][x] = in[x][...]: source row = output column
-				dx = sy
-			case 6, 7: // source row = H-1-x
+			dx := sy
+			if o == 6 || o == 7 {
 				dx = H - 1 - sy
 			}
-			// Output row for source column sx: sx (5, 6) or W-1-sx (7, 8).
 			i, step := dx*3, ow*3
 			if o == 7 || o == 8 {
 				i, step = ((W-1)*ow+dx)*3, -ow*3

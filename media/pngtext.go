@@ -15,11 +15,10 @@ import (
 // ("XML:com.adobe.xmp"). Later chunks replace earlier ones, as they
 // replace the info entries.
 type pngMeta struct {
-	exif      []byte // as Pillow stores it; nil when absent
-	exifBad   bool   // info["exif"] is a str (zTXt/iTXt): Exif.load raises
-	rawExif   *string
-	xmp       *string
-	maxInflat int
+	exif    []byte // as Pillow stores it; nil when absent
+	exifBad bool   // info["exif"] is a str (zTXt/iTXt): Exif.load raises
+	rawExif *string
+	xmp     *string
 }
 
 // maxPNGText is Pillow's MAX_TEXT_CHUNK: compressed text that inflates to

@@ -112,11 +112,19 @@ func (r *raster) toRGB(bg [3]uint8) *imaging.RGB {
 			}
 		}
 	case layoutRGBA:
+		// blend(bg, s, 255) == s and blend(bg, s, 0) == bg exactly (div255
+		// rounds x/255 correctly), so opaque and clear pixels skip the maths.
 		for i := 0; i < n; i++ {
 			s := src[i*4 : i*4+4 : i*4+4]
 			d := dst[i*3 : i*3+3 : i*3+3]
-			a := int(s[3])
-			d[0], d[1], d[2] = blend(b0, int(s[0]), a), blend(b1, int(s[1]), a), blend(b2, int(s[2]), a)
+			switch a := int(s[3]); a {
+			case 255:
+				d[0], d[1], d[2] = s[0], s[1], s[2]
+			case 0:
+				d[0], d[1], d[2] = bg[0], bg[1], bg[2]
+			default:
+				d[0], d[1], d[2] = blend(b0, int(s[0]), a), blend(b1, int(s[1]), a), blend(b2, int(s[2]), a)
+			}
 		}
 	case layoutL:
 		k := uint8(r.key[0])

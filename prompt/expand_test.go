@@ -22,29 +22,6 @@ func TestContentHash(t *testing.T) {
 	}
 }
 
-func TestDecodeDataURL(t *testing.T) {
-	tests := []struct {
-		url, mime, data string
-	}{
-		{"data:image/png;base64,aGVsbG8=", "image/png", "hello"},
-		{"data:image/png;base64,aGVsbG8", "image/png", "hello"},
-		{"data:image/PNG;name=x;base64,aGVs\nbG8=", "image/png", "hello"},
-		{"DATA:;base64,_-8=", "", "\xff\xef"},
-		{"data:text/plain,a%20b", "text/plain", "a b"},
-	}
-	for _, tc := range tests {
-		mime, data, err := DecodeDataURL(tc.url)
-		if err != nil || mime != tc.mime || string(data) != tc.data {
-			t.Errorf("%q: %q %q %v", tc.url, mime, data, err)
-		}
-	}
-	for _, bad := range []string{"http://x", "data:image/png;base64", "data:;base64,!!!!"} {
-		if _, _, err := DecodeDataURL(bad); err == nil {
-			t.Errorf("%q: want an error", bad)
-		}
-	}
-}
-
 func TestTimestamps(t *testing.T) {
 	// Expected strings from Python's '{:.1f}'.format (Debian python3).
 	for v, want := range map[float64]string{0.25: "0.2", 0.75: "0.8", 1.25: "1.2", 2.25: "2.2", 0.05: "0.1", 0.15: "0.1", 1.45: "1.4", 3.35: "3.4", 1.625: "1.6"} {
@@ -230,13 +207,6 @@ func TestQwen25VideoAndBytes(t *testing.T) {
 	want := []Placeholder{{Video, 0, pre, 5}, {Image, 1, pre + 5 + 2, 2}}
 	if !reflect.DeepEqual(res.Placeholders, want) {
 		t.Errorf("placeholders = %v, want %v", res.Placeholders, want)
-	}
-	data, mime, inline, err := plan.Media[1].Bytes()
-	if err != nil || !inline || mime != "image/png" || string(data) != "hello" {
-		t.Errorf("Bytes() = %q %q %v %v", data, mime, inline, err)
-	}
-	if _, _, inline, _ := (MediaItem{URL: "https://x/y"}).Bytes(); inline {
-		t.Error("an https URL has no inline bytes")
 	}
 	if s := (MediaItem{URL: "HTTPS://x/y"}).Scheme(); s != "https" {
 		t.Errorf("scheme %q", s)

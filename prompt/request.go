@@ -362,40 +362,60 @@ func checkTools(raw json.RawMessage) error {
 
 var roles = map[string]bool{"system": true, "developer": true, "user": true, "assistant": true, "tool": true}
 
+// messageJSON is one message as sent; content is decoded separately (a
+// string or a list of parts).
+type messageJSON struct {
+	Role             *string         `json:"role"`
+	Content          json.RawMessage `json:"content"`
+	Name             *string         `json:"name"`
+	ToolCallID       *string         `json:"tool_call_id"`
+	ToolCalls        json.RawMessage `json:"tool_calls"`
+	ReasoningContent *string         `json:"reasoning_content"`
+}
+
+// parseMessages decodes the messages in one typed pass; only when that fails
+// does it go message by message, to name the field at fault.
 func parseMessages(raw json.RawMessage) ([]Message, error) {
-	var list []json.RawMessage
-	if err := json.Unmarshal(raw, &list); err != nil || len(nonNull(raw)) == 0 {
+	if len(nonNull(raw)) == 0 {
 		return nil, badRequest("messages", "must be a list of messages")
 	}
-	if len(list) == 0 {
+	var typed []messageJSON
+	if err := json.Unmarshal(raw, &typed); err == nil {
+		return buildMessages(typed)
+	}
+	var list []json.RawMessage
+	if err := json.Unmarshal(raw, &list); err != nil {
+		return nil, badRequest("messages", "must be a list of messages")
+	}
+	typed = make([]messageJSON, len(list))
+	for i, m := range list {
+		if err := json.Unmarshal(m, &typed[i]); err != nil {
+			param := fmt.Sprintf("messages[%d]", i)
+			var te *json.UnmarshalTypeError
+			if errors.As(err, &te) && te.Field != "" {
+				return nil, badRequest(param+"."+te.Field, "expected "+te.Type.String())
+			}
+			return nil, badRequest(param, "must be a message object")
+		}
+	}
+	return buildMessages(typed)
+}
+
+func buildMessages(typed []messageJSON) ([]Message, error) {
+	if len(typed) == 0 {
 		return nil, badRequest("messages", "must not be empty")
 	}
-	msgs := make([]Message, len(list))
-	for i, m := range list {
+	msgs := make([]Message, len(typed))
+	for i, m := range typed {
 		var err error
-		if msgs[i], err = parseMessage(m, fmt.Sprintf("messages[%d]", i)); err != nil {
+		if msgs[i], err = buildMessage(m, fmt.Sprintf("messages[%d]", i)); err != nil {
 			return nil, err
 		}
 	}
 	return msgs, nil
 }
 
-func parseMessage(raw json.RawMessage, param string) (Message, error) {
-	var m struct {
-		Role             *string         `json:"role"`
-		Content          json.RawMessage `json:"content"`
-		Name             *string         `json:"name"`
-		ToolCallID       *string         `json:"tool_call_id"`
-		ToolCalls        json.RawMessage `json:"tool_calls"`
-		ReasoningContent *string         `json:"reasoning_content"`
-	}
-	if err := json.Unmarshal(raw, &m); err != nil {
-		var te *json.UnmarshalTypeError
-		if errors.As(err, &te) && te.Field != "" {
-			return Message{}, badRequest(param+"."+te.Field, "expected "+te.Type.String())
-		}
-		return Message{}, badRequest(param, "must be a message object")
-	}
+func buildMessage(m messageJSON, param string) (Message, error) {
 	if m.Role == nil || !roles[*m.Role] {
 		return Message{}, badRequest(param+".role", "must be one of system, developer, user, assistant, tool")
 	}
@@ -447,14 +467,47 @@ func parseToolCalls(raw json.RawMessage, param string) ([]ToolCall, error) {
 	return calls, nil
 }
 
+// partJSON is one content part as sent. Media URLs in their object form
+// decode in the same pass; the bare-string form (accepted too) makes the
+// typed pass fail and the part is read again on its own.
+type partJSON struct {
+	Type       string   `json:"type"`
+	Text       *string  `json:"text"`
+	ImageURL   *urlJSON `json:"image_url"`
+	VideoURL   *urlJSON `json:"video_url"`
+	AudioURL   *urlJSON `json:"audio_url"`
+	InputAudio *struct {
+		Data   string `json:"data"`
+		Format string `json:"format"`
+	} `json:"input_audio"`
+}
+
+type urlJSON struct {
+	URL    *string `json:"url"`
+	Detail string  `json:"detail"`
+}
+
 func parseContent(raw json.RawMessage, param string) (Content, error) {
 	raw = nonNull(raw)
 	if raw == nil {
 		return Content{Null: true}, nil
 	}
-	var s string
-	if json.Unmarshal(raw, &s) == nil {
-		return Content{IsText: true, Text: s}, nil
+	if raw[0] == '"' {
+		var s string
+		if json.Unmarshal(raw, &s) == nil {
+			return Content{IsText: true, Text: s}, nil
+		}
+	}
+	var typed []partJSON
+	if err := json.Unmarshal(raw, &typed); err == nil {
+		parts := make([]Part, len(typed))
+		for i, p := range typed {
+			var err error
+			if parts[i], err = buildPart(p, nil, fmt.Sprintf("%s[%d]", param, i)); err != nil {
+				return Content{}, err
+			}
+		}
+		return Content{Parts: parts}, nil
 	}
 	var list []json.RawMessage
 	if err := json.Unmarshal(raw, &list); err != nil {
@@ -470,22 +523,40 @@ func parseContent(raw json.RawMessage, param string) (Content, error) {
 	return Content{Parts: parts}, nil
 }
 
+// parsePart reads one part on its own, media URLs as objects or strings.
 func parsePart(raw json.RawMessage, param string) (Part, error) {
 	var p struct {
-		Type       string          `json:"type"`
-		Text       *string         `json:"text"`
-		ImageURL   json.RawMessage `json:"image_url"`
-		VideoURL   json.RawMessage `json:"video_url"`
-		AudioURL   json.RawMessage `json:"audio_url"`
-		InputAudio *struct {
-			Data   string `json:"data"`
-			Format string `json:"format"`
-		} `json:"input_audio"`
+		partJSON
+		ImageURL json.RawMessage `json:"image_url"`
+		VideoURL json.RawMessage `json:"video_url"`
+		AudioURL json.RawMessage `json:"audio_url"`
 	}
 	if err := json.Unmarshal(raw, &p); err != nil {
 		return Part{}, badRequest(param, "must be a content part object")
 	}
+	urls := map[string]json.RawMessage{"image_url": p.ImageURL, "video_url": p.VideoURL, "audio_url": p.AudioURL}
+	return buildPart(p.partJSON, urls, param)
+}
+
+// buildPart checks a part. urls, when not nil, holds the media URL fields as
+// raw JSON (string or object); otherwise the typed object fields are used.
+func buildPart(p partJSON, urls map[string]json.RawMessage, param string) (Part, error) {
 	out := Part{Type: p.Type}
+	media := func(name string, typed *urlJSON) (url, detail string, err error) {
+		if urls != nil {
+			return parseURL(urls[name], param+"."+name)
+		}
+		if typed == nil {
+			return "", "", badRequest(param+"."+name, "is required")
+		}
+		if typed.URL == nil {
+			return "", "", badRequest(param+"."+name+".url", "is required")
+		}
+		if strings.TrimSpace(*typed.URL) == "" {
+			return "", "", badRequest(param+"."+name+".url", "must not be empty")
+		}
+		return *typed.URL, typed.Detail, nil
+	}
 	var err error
 	switch p.Type {
 	case "text":
@@ -494,11 +565,11 @@ func parsePart(raw json.RawMessage, param string) (Part, error) {
 		}
 		out.Text = *p.Text
 	case "image_url":
-		out.URL, out.Detail, err = parseURL(p.ImageURL, param+".image_url")
+		out.URL, out.Detail, err = media("image_url", p.ImageURL)
 	case "video_url":
-		out.URL, _, err = parseURL(p.VideoURL, param+".video_url")
+		out.URL, _, err = media("video_url", p.VideoURL)
 	case "audio_url":
-		out.URL, _, err = parseURL(p.AudioURL, param+".audio_url")
+		out.URL, _, err = media("audio_url", p.AudioURL)
 	case "input_audio":
 		if p.InputAudio == nil || p.InputAudio.Data == "" {
 			return Part{}, badRequest(param+".input_audio.data", "is required")

@@ -9,10 +9,12 @@
 #   - gateway images/s ÷ Python images/s          (target ≥ 5)
 #   - text probe p99 ÷ image median latency        (target ≤ 0.10)
 #   - the transport mix (replies and metrics), stage means, errors.
-# Run it on a quiet machine; the whole run is bounded (about 1–2 minutes).
+# Run it on a quiet machine. Every step has a time limit: after the build,
+# typically under a minute, at most about 3.5 minutes (the load stops issuing
+# requests after DURATION, default 60s).
 #
 #   scripts/bench_gateway.sh
-#   IMAGES=64 CONCURRENCY=8 REQUESTS=200 OUT=/tmp/gw scripts/bench_gateway.sh
+#   IMAGES=200 CONCURRENCY=8 REQUESTS=200 DURATION=60s OUT=/tmp/gw scripts/bench_gateway.sh
 #
 # OUT (optional) keeps gateway.json, reference.json, summary.json and the
 # gateway's log there; otherwise they go to a temporary directory removed on
@@ -21,10 +23,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=/usr/bin/python3
-IMAGES=${IMAGES:-64}
+IMAGES=${IMAGES:-200}
 CONCURRENCY=${CONCURRENCY:-8}
 REQUESTS=${REQUESTS:-200}
-DURATION=${DURATION:-90s}
+DURATION=${DURATION:-60s}
 
 work=$(mktemp -d /tmp/mmgate-bench-gw-XXXXXX)
 shmbase=/dev/shm
@@ -48,7 +50,7 @@ echo "building mmgate…" >&2
 timeout 300 go build -o "$work/mmgate" ./cmd/mmgate
 
 echo "making $IMAGES images…" >&2
-timeout 120 "$PY" scripts/bench/gateway_images.py --count "$IMAGES" "$work/images"
+timeout 45 "$PY" scripts/bench/gateway_images.py --count "$IMAGES" "$work/images"
 
 port=$("$PY" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 url="http://127.0.0.1:$port"
@@ -70,8 +72,8 @@ fi
 
 echo "load: $REQUESTS requests at concurrency $CONCURRENCY against $url…" >&2
 set +e
-timeout 150 "$work/mmgate" bench gateway --url "$url" --images "$work/images" \
-	--concurrency "$CONCURRENCY" --requests "$REQUESTS" --duration "$DURATION" --json \
+timeout 95 "$work/mmgate" bench gateway --url "$url" --images "$work/images" \
+	--concurrency "$CONCURRENCY" --requests "$REQUESTS" --duration "$DURATION" --request-timeout 30s --json \
 	>"$out/gateway.json"
 rc=$?
 set -e
@@ -86,7 +88,7 @@ wait "$gw" 2>/dev/null || true
 gw=""
 
 echo "Python reference on the same images…" >&2
-timeout 120 "$PY" scripts/bench/gateway_reference.py "$work/images" >"$out/reference.json"
+timeout 45 "$PY" scripts/bench/gateway_reference.py "$work/images" >"$out/reference.json"
 
 "$PY" - "$out/gateway.json" "$out/reference.json" "$out/summary.json" <<'PYEOF'
 import json, sys

@@ -25,16 +25,20 @@ node_out=$(NODE_PATH="$REF/node_modules" node scripts/golden/tokenizer_bench.mjs
 echo "$node_out" >&2
 
 GO_OUT="$go_out" NODE_OUT="$node_out" node -e '
-const goMB = {};
+const goMB = {}, goCPU = {};
 for (const l of process.env.GO_OUT.split("\n")) {
   const m = l.match(/^Benchmark(\w+?)(-\d+)?\s.*\s([\d.]+) MB\/s/);
   if (m) goMB[m[1]] = Number(m[3]);
+  const c = l.match(/^Benchmark(\w+?)(-\d+)?\s.*\s([\d.]+) MB\/cpu-s/);
+  if (c) goCPU[c[1]] = Number(c[3]);
 }
-const hf = {};
-for (const l of process.env.NODE_OUT.trim().split("\n")) { const o = JSON.parse(l); hf[o.name] = o.mb_per_s; }
-const row = (name, g, h) => console.log(`${name.padEnd(40)} go ${g.toFixed(2).padStart(8)} MB/s   hf ${h.toFixed(2).padStart(8)} MB/s   ratio ${(g / h).toFixed(1)}x`);
-row("corpus lines (one call per line)", goMB.EncodeCorpusLines, hf.EncodeCorpusLines);
-row("mixed 0.3 MB (hf: one call)", goMB.EncodeMixed, hf.EncodeMixed);
-row("mixed 0.3 MB (hf: 40 calls of 8 KB)", goMB.EncodeMixed, hf.EncodeMixedChunks);
-row("long words 0.1 MB (hf: 40 calls)", goMB.EncodeLongWords, hf.EncodeLongWords);
+const hf = {}, hfCPU = {};
+for (const l of process.env.NODE_OUT.trim().split("\n")) { const o = JSON.parse(l); hf[o.name] = o.mb_per_s; hfCPU[o.name] = o.mb_per_cpu_s; }
+const f = (x) => (x === undefined ? "?" : x.toFixed(2)).padStart(8);
+console.log(`${"".padEnd(38)} ${"wall MB/s: go".padStart(14)} ${"hf".padStart(8)} ${"ratio".padStart(7)}   ${"MB/cpu-s: go".padStart(13)} ${"hf".padStart(8)} ${"ratio".padStart(7)}`);
+const row = (name, g, h) => console.log(`${name.padEnd(38)} ${f(goMB[g]).padStart(14)} ${f(hf[h])} ${(goMB[g] / hf[h]).toFixed(1).padStart(6)}x   ${f(goCPU[g]).padStart(13)} ${f(hfCPU[h])} ${(goCPU[g] / hfCPU[h]).toFixed(1).padStart(6)}x`);
+row("corpus lines (one call per line)", "EncodeCorpusLines", "EncodeCorpusLines");
+row("mixed 0.3 MB (hf: one call)", "EncodeMixed", "EncodeMixed");
+row("mixed 0.3 MB (hf: 40 calls of 8 KB)", "EncodeMixed", "EncodeMixedChunks");
+row("long words 0.1 MB (hf: 40 calls)", "EncodeLongWords", "EncodeLongWords");
 '

@@ -16,15 +16,23 @@ import (
 // or Release (unlink them all) takes effect; later calls do nothing, so
 // `defer b.Release()` after NewBatch and `b.Commit()` on success is the usual
 // pattern. A Batch is safe for concurrent use.
+//
+// When the context given to NewBatch ends first, the batch is abandoned: its
+// files are unlinked and their pages freed at once, even while producers are
+// still writing — the memory behind Bytes is swapped for anonymous memory in
+// place, so writing into it never faults — and Release or Commit later
+// unmaps that stand-in. Every batch must end with one of those two calls,
+// after its producers have stopped writing.
 type Batch struct {
 	pool *Pool
 	id   string
 	stop func() bool // stops the release-on-cancel hook
 
-	mu     sync.Mutex
-	done   bool
-	segs   []*Segment
-	placed []placement
+	mu        sync.Mutex
+	done      bool // committed or released: no more segments, mappings gone
+	abandoned bool // the context ended first: files unlinked, mappings kept
+	segs      []*Segment
+	placed    []placement
 }
 
 type placement struct {
@@ -48,8 +56,8 @@ func (b *Batch) Alloc(nbytes int) (*Segment, error) {
 		return nil, err
 	}
 	b.mu.Lock()
-	if b.done {
-		// Committed or released while the segment was being made.
+	if b.done || b.abandoned {
+		// Finished while the segment was being made; nobody has seen it.
 		b.mu.Unlock()
 		s.unmap()
 		b.pool.drop([]*Segment{s})
@@ -60,10 +68,11 @@ func (b *Batch) Alloc(nbytes int) (*Segment, error) {
 	return s, nil
 }
 
+// finished reports whether no more segments may be added.
 func (b *Batch) finished() bool {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	return b.done
+	return b.done || b.abandoned
 }
 
 // Segments returns the segments allocated so far.
@@ -74,9 +83,10 @@ func (b *Batch) Segments() []*Segment {
 }
 
 // Commit records that the worker has taken the request: the segments are
-// sealed, unmapped and handed over (the worker unlinks them after reading; the janitor
-// removes them after their deadline otherwise). Their bytes stay counted
-// against the budget until they are gone.
+// sealed, unmapped and handed over (the worker unlinks them after reading;
+// the janitor removes them after their deadline otherwise). Their bytes stay
+// counted against the budget until they are gone. On an abandoned batch
+// Commit only unmaps, as Release does.
 func (b *Batch) Commit() {
 	b.mu.Lock()
 	if b.done {
@@ -84,7 +94,7 @@ func (b *Batch) Commit() {
 		return
 	}
 	b.done = true
-	segs, placed := b.segs, b.placed
+	segs, placed, abandoned := b.segs, b.placed, b.abandoned
 	b.mu.Unlock()
 	if b.stop != nil {
 		b.stop()
@@ -93,6 +103,9 @@ func (b *Batch) Commit() {
 		_ = s.Seal()
 		s.unmap()
 	}
+	if abandoned {
+		return
+	}
 	b.pool.handOff(segs)
 	now := b.pool.opts.Now()
 	for _, p := range placed {
@@ -100,10 +113,9 @@ func (b *Batch) Commit() {
 	}
 }
 
-// Release unlinks every segment of the request: call it on any failure
-// before the worker has taken the request (including an error status from
-// the worker). It is also called when the context given to NewBatch ends
-// before Commit.
+// Release unlinks every segment of the request and unmaps them: call it on
+// any failure before the worker has taken the request (including an error
+// status from the worker), once the request's producers have stopped.
 func (b *Batch) Release() {
 	b.mu.Lock()
 	if b.done {
@@ -111,13 +123,32 @@ func (b *Batch) Release() {
 		return
 	}
 	b.done = true
-	segs := b.segs
+	segs, abandoned := b.segs, b.abandoned
 	b.mu.Unlock()
 	if b.stop != nil {
 		b.stop()
 	}
 	for _, s := range segs {
 		s.unmap()
+	}
+	if !abandoned {
+		b.pool.drop(segs)
+	}
+}
+
+// abandon runs when the request's context ends before Commit or Release:
+// the files are unlinked, the mappings left to Release or Commit.
+func (b *Batch) abandon() {
+	b.mu.Lock()
+	if b.done || b.abandoned {
+		b.mu.Unlock()
+		return
+	}
+	b.abandoned = true
+	segs := b.segs
+	b.mu.Unlock()
+	for _, s := range segs {
+		s.detach()
 	}
 	b.pool.drop(segs)
 }

@@ -38,7 +38,9 @@
 // Seal makes it read-only; Commit hands it to the worker (which unlinks it
 // after reading); Release, and any failure before the worker took the request
 // (including an error status from the worker), unlinks every segment of the
-// request. The pool only ever unlinks names with its own prefix.
+// request; so does the end of the request's context, at once, while leaving
+// the producers' mappings valid until Release or Commit unmaps them. The pool
+// only ever unlinks names with its own prefix.
 //
 // Bytes held in shared memory (segments being filled, and committed segments
 // the worker has not removed yet) are capped by Options.Budget (default half

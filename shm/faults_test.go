@@ -102,6 +102,25 @@ func faultsInNamespace(t *testing.T, dir string) {
 		}
 	})
 
+	t.Run("probe reads huge pages option", func(t *testing.T) {
+		if p, _ := newPool(t, shm.Options{}); p.Probe().HugePages != "" {
+			t.Fatalf("huge = %q on a tmpfs mounted without it", p.Probe().HugePages)
+		}
+		hdir := t.TempDir()
+		if err := unix.Mount("tmpfs", hdir, "tmpfs", 0, "size=4m,huge=within_size"); err != nil {
+			t.Skipf("tmpfs huge pages not supported: %v", err)
+		}
+		defer unix.Unmount(hdir, 0)
+		p, err := shm.New(shm.Options{Dir: hdir})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer p.Close()
+		if got := p.Probe().HugePages; got != "within_size" {
+			t.Fatalf("huge = %q, want within_size", got)
+		}
+	})
+
 	t.Run("full tmpfs falls back inline", func(t *testing.T) {
 		p, reg := newPool(t, shm.Options{})
 		b := p.NewBatch(context.Background(), "full")
@@ -131,6 +150,7 @@ func faultsInNamespace(t *testing.T, dir string) {
 		p, _ := newPool(t, shm.Options{})
 		ctx, cancel := context.WithCancel(context.Background())
 		b := p.NewBatch(ctx, "cancel")
+		defer b.Release()
 		for range 3 {
 			x, err := b.Place(route, 100<<10, "image")
 			if err != nil || x.Path() != shm.PathShm {
@@ -147,11 +167,49 @@ func faultsInNamespace(t *testing.T, dir string) {
 		waitEmpty(t, time.Second)
 	})
 
+	t.Run("cancel frees space while the producer still writes", func(t *testing.T) {
+		p, _ := newPool(t, shm.Options{})
+		ctx, cancel := context.WithCancel(context.Background())
+		b := p.NewBatch(ctx, "cancel-busy")
+		x, err := b.Place(route, 700<<10, "image")
+		if err != nil || x.Path() != shm.PathShm {
+			t.Fatalf("place: %v %v", x, err)
+		}
+		mem := x.Bytes()
+		stop := make(chan struct{})
+		done := make(chan struct{})
+		go func() { // a producer that has not noticed the cancellation
+			defer close(done)
+			for i := 0; ; i = (i + 4096) % len(mem) {
+				select {
+				case <-stop:
+					return
+				default:
+					mem[i]++
+				}
+			}
+		}()
+		cancel()
+		waitEmpty(t, time.Second)
+		// The tmpfs pages are free again: another 700 KiB segment fits in
+		// the 1 MiB tmpfs while the first batch is still held.
+		b2 := p.NewBatch(context.Background(), "next")
+		defer b2.Release()
+		if y, err := b2.Place(route, 700<<10, "image"); err != nil || y.Path() != shm.PathShm {
+			t.Fatalf("space not freed by the cancellation: %v %v", y, err)
+		}
+		close(stop)
+		<-done
+		b.Release() // unmaps the stand-in memory
+	})
+
 	t.Run("janitor", func(t *testing.T) {
-		p, reg := newPool(t, shm.Options{TTL: 200 * time.Millisecond, SweepInterval: 50 * time.Millisecond})
+		const ttl = 500 * time.Millisecond
+		p, reg := newPool(t, shm.Options{TTL: ttl, SweepInterval: 50 * time.Millisecond})
 		ctx, cancel := context.WithCancel(context.Background())
 		defer cancel()
 		go p.RunJanitor(ctx)
+		t0 := time.Now()
 		b := p.NewBatch(context.Background(), "never-read")
 		for range 2 {
 			if _, err := b.Place(route, 100<<10, "image"); err != nil {
@@ -159,8 +217,8 @@ func faultsInNamespace(t *testing.T, dir string) {
 			}
 		}
 		b.Commit() // handed to a worker that never reads
-		time.Sleep(100 * time.Millisecond)
-		if n := len(listDir(t, dir)); n != 2 {
+		n := len(listDir(t, dir))
+		if time.Since(t0) < ttl/2 && n != 2 {
 			t.Fatalf("removed before the TTL: %d left", n)
 		}
 		waitEmpty(t, 2*time.Second)

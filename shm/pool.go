@@ -69,6 +69,7 @@ type Probe struct {
 	Size        int64  // tmpfs size in bytes (statfs)
 	Free        int64  // bytes available (statfs)
 	Budget      int64  // effective budget; negative means none
+	HugePages   string // the tmpfs's huge= mount option ("" = none: 4 KiB pages)
 	Err         error  // why the directory is not usable, if it is not
 	Warnings    []string
 }
@@ -164,56 +165,6 @@ func New(o Options) (*Pool, error) {
 	return p, nil
 }
 
-// runProbe opens the directory, reads its size and tries one small segment.
-func (p *Pool) runProbe() {
-	pr := &p.probe
-	pr.Dir = p.opts.Dir
-	pr.Budget = p.opts.Budget
-	if id, err := NamespaceID(p.opts.Dir); err == nil {
-		pr.NamespaceID = id
-	} else {
-		pr.Warnings = append(pr.Warnings, fmt.Sprintf("no namespace id (mode auto will send inline): %v", err))
-	}
-	fd, err := unix.Open(p.opts.Dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
-	if err != nil {
-		pr.Err = fmt.Errorf("shm: open %s: %w", p.opts.Dir, err)
-		pr.Warnings = append(pr.Warnings, fmt.Sprintf("directory not usable, tensors go inline: %v", err))
-		return
-	}
-	var sf unix.Statfs_t
-	if err := unix.Fstatfs(fd, &sf); err == nil {
-		pr.Size = int64(sf.Blocks) * sf.Bsize
-		pr.Free = int64(sf.Bavail) * sf.Bsize
-	}
-	if pr.Budget == 0 {
-		pr.Budget = pr.Size / 2
-		if pr.Size <= 0 { // an unlimited tmpfs reports no size
-			pr.Budget = -1
-			pr.Warnings = append(pr.Warnings, "tmpfs reports no size limit: no shared-memory budget applies")
-		}
-	}
-	if sf.Type != unix.TMPFS_MAGIC {
-		pr.Warnings = append(pr.Warnings, "directory is not on a tmpfs: segments may be written to disk")
-	}
-	if pr.Size > 0 && pr.Size < p.opts.WarnBelow {
-		pr.Warnings = append(pr.Warnings, fmt.Sprintf("tmpfs is only %d MiB (large tensors will go inline or be refused; give the container a larger /dev/shm, e.g. docker --shm-size)", pr.Size>>20))
-	}
-	p.dirfd = fd
-	// A real segment, created and removed, proves the directory is writable
-	// with the flags and permissions used for tensors.
-	s, err := p.create(4096)
-	if err != nil {
-		pr.Err = err
-		pr.Warnings = append(pr.Warnings, fmt.Sprintf("cannot create segments, tensors go inline: %v", err))
-		unix.Close(fd)
-		p.dirfd = -1
-		return
-	}
-	s.unmap()
-	_ = unix.Unlinkat(fd, s.name, 0)
-	pr.Writable = true
-}
-
 // Probe returns what the startup probe found.
 func (p *Pool) Probe() Probe { return p.probe }
 
@@ -253,11 +204,12 @@ func (p *Pool) InUse() (segments int, bytes int64) {
 }
 
 // NewBatch starts the set of segments of one request. When ctx ends before
-// Commit, the batch is released (its segments unlinked); ctx may be nil.
+// Commit or Release, the segments' files are unlinked at once (see Batch);
+// ctx may be nil.
 func (p *Pool) NewBatch(ctx context.Context, requestID string) *Batch {
 	b := &Batch{pool: p, id: requestID}
 	if ctx != nil {
-		b.stop = context.AfterFunc(ctx, func() { b.Release() })
+		b.stop = context.AfterFunc(ctx, b.abandon)
 	}
 	return b
 }
@@ -372,8 +324,9 @@ func (p *Pool) unlinkOwn(name string) {
 	}
 }
 
-// Close unlinks the segments still being filled and closes the directory.
-// Segments already handed to workers are left to them and to janitors.
+// Close unlinks the segments still being filled (their mappings stay until
+// their batch ends) and closes the directory. Segments already handed to
+// workers are left to them and to janitors.
 func (p *Pool) Close() error {
 	p.mu.Lock()
 	if p.closed {
@@ -386,8 +339,9 @@ func (p *Pool) Close() error {
 		segs = append(segs, s)
 	}
 	p.mu.Unlock()
+	// Detached, not unmapped: a producer may still be writing into one.
 	for _, s := range segs {
-		s.unmap()
+		s.detach()
 	}
 	p.drop(segs)
 	p.fdmu.Lock()

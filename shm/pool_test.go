@@ -145,6 +145,19 @@ func TestCancelReleases(t *testing.T) {
 	if n, by := p.InUse(); n != 0 || by != 0 {
 		t.Fatalf("in use %d %d", n, by)
 	}
+	// The producer may still be writing: its mapping stays valid until
+	// the owner ends the batch.
+	mem := x.Bytes()
+	for i := range mem {
+		mem[i] = 7
+	}
+	if _, err := b.Place(Route{}, 10, "image"); !errors.Is(err, ErrUnavailable) {
+		t.Fatalf("place after cancel: %v", err)
+	}
+	b.Commit() // behaves as Release on an abandoned batch
+	if n, _ := p.InUse(); n != 0 {
+		t.Fatal("abandoned segment handed off")
+	}
 }
 
 func TestGroupPermissions(t *testing.T) {

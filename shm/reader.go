@@ -111,6 +111,7 @@ func (v *View) Close() error {
 func (r *Reader) Read(td *schedulerpb.TensorData) (*View, error) {
 	dt, shape, want, err := header(td)
 	if err != nil {
+		r.discard(td)
 		return nil, err
 	}
 	switch p := td.GetPayload().(type) {
@@ -142,6 +143,7 @@ func (r *Reader) Read(td *schedulerpb.TensorData) (*View, error) {
 func (r *Reader) ReadInto(td *schedulerpb.TensorData, buf []byte) (tensor.Tensor, error) {
 	dt, shape, want, err := header(td)
 	if err != nil {
+		r.discard(td)
 		return tensor.Tensor{}, err
 	}
 	h := td.GetShm()
@@ -272,6 +274,16 @@ func preadFull(fd int, dst []byte, off int64) error {
 		dst, off = dst[n:], off+int64(n)
 	}
 	return nil
+}
+
+// discard unlinks the segment of a refused tensor whose handle names a
+// valid file with an accepted prefix.
+func (r *Reader) discard(td *schedulerpb.TensorData) {
+	h := td.GetShm()
+	if h == nil || r.opts.KeepFiles || validName(h.GetName()) != nil || !r.accepted(h.GetName()) {
+		return
+	}
+	r.unlink(h.GetName())
 }
 
 // unlink removes a segment after reading it; only called for names with an

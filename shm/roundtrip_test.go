@@ -187,8 +187,9 @@ func TestRoundTripSeparateProcess(t *testing.T) {
 			t.Fatal(err)
 		}
 		td, _ := x.TensorData(tensor.Float32, []int{1024})
-		td.Dtype = "float64" // refused by the worker before it looks at the file
-		_, err = generate(clients["unix"], &schedulerpb.MultimodalItem{EncoderInput: td})
+		// The first item is refused, so the worker never reaches the second.
+		bad := &schedulerpb.TensorData{Shape: []uint32{3}, Dtype: "int64", Payload: &schedulerpb.TensorData_Inline{Inline: make([]byte, 8)}}
+		_, err = generate(clients["unix"], &schedulerpb.MultimodalItem{EncoderInput: bad}, &schedulerpb.MultimodalItem{EncoderInput: td})
 		if status.Code(err) != codes.InvalidArgument {
 			t.Fatalf("worker answered %v", err)
 		}

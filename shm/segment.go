@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sync"
 	"time"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 
@@ -19,10 +20,11 @@ type Segment struct {
 	size     int
 	deadline time.Time
 
-	mu     sync.Mutex
-	fd     int    // -1 once sealed
-	mem    []byte // the producer's mapping, until unmap
-	sealed bool
+	mu       sync.Mutex
+	fd       int    // -1 once sealed
+	mem      []byte // the producer's mapping, until unmap
+	sealed   bool
+	detached bool // mem is anonymous memory standing in for the file
 }
 
 // Name is the file name under the shared-memory directory.
@@ -66,8 +68,30 @@ func (s *Segment) Seal() error {
 	return nil
 }
 
-// unmap drops the mapping and descriptor without touching permissions (used
-// on paths that unlink the file anyway).
+// detach makes the segment's file unreachable from the producer's memory
+// without invalidating that memory: the mapping is replaced in place by
+// private anonymous memory (MAP_FIXED, same address and length), so a
+// producer still writing never faults, while the file's pages are freed as
+// soon as it is unlinked. unmap releases the replacement later.
+func (s *Segment) detach() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.mem != nil && !s.detached {
+		_, err := unix.MmapPtr(-1, 0, unsafe.Pointer(unsafe.SliceData(s.mem)), uintptr(len(s.mem)),
+			unix.PROT_READ|unix.PROT_WRITE, unix.MAP_PRIVATE|unix.MAP_ANONYMOUS|unix.MAP_FIXED)
+		if err == nil {
+			s.detached = true
+		}
+		// On failure the file stays mapped (its pages are freed at unmap).
+	}
+	if s.fd >= 0 {
+		_ = unix.Close(s.fd)
+		s.fd = -1
+	}
+}
+
+// unmap drops the producer's mapping and, if still open, the descriptor
+// (without sealing: used after Seal, or on paths that unlink the file).
 func (s *Segment) unmap() {
 	s.mu.Lock()
 	defer s.mu.Unlock()

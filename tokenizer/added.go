@@ -24,26 +24,46 @@ type addedToken struct {
 
 // matcher finds a fixed set of added tokens in text.
 type matcher struct {
-	pats    []string
-	toks    []*addedToken
-	byFirst [256][]int32 // pattern indices by first byte, longest first
-	firsts  string       // the distinct first bytes
+	pats []string
+	toks []*addedToken
+	// byPrefix[b][c]: indices of the patterns of two or more bytes that start
+	// with b, c, longest first; single[b]: the one-byte pattern b, or -1.
+	byPrefix [256]*[256][]int32
+	single   [256]int32
+	starts   [256]bool // bytes that start a pattern
+	firsts   string    // the distinct first bytes
 }
 
 func newMatcher(pats []string, toks []*addedToken) *matcher {
 	m := &matcher{pats: pats, toks: toks}
+	for b := range m.single {
+		m.single[b] = -1
+	}
 	for i, p := range pats {
 		if p == "" {
 			continue
 		}
-		if m.byFirst[p[0]] == nil {
+		if !m.starts[p[0]] {
+			m.starts[p[0]] = true
 			m.firsts += p[:1]
 		}
-		m.byFirst[p[0]] = append(m.byFirst[p[0]], int32(i))
+		if len(p) == 1 {
+			m.single[p[0]] = int32(i)
+			continue
+		}
+		if m.byPrefix[p[0]] == nil {
+			m.byPrefix[p[0]] = new([256][]int32)
+		}
+		l := &m.byPrefix[p[0]][p[1]]
+		*l = append(*l, int32(i))
 	}
-	for b := range m.byFirst {
-		l := m.byFirst[b]
-		sort.SliceStable(l, func(i, j int) bool { return len(pats[l[i]]) > len(pats[l[j]]) })
+	for _, second := range m.byPrefix {
+		if second == nil {
+			continue
+		}
+		for _, l := range second {
+			sort.SliceStable(l, func(i, j int) bool { return len(pats[l[i]]) > len(pats[l[j]]) })
+		}
 	}
 	return m
 }
@@ -60,14 +80,19 @@ func (m *matcher) find(s string, from int) (start, end int, tok *addedToken) {
 				break
 			}
 			i += k
-		} else if m.byFirst[s[i]] == nil {
+		} else if !m.starts[s[i]] {
 			continue
 		}
-		for _, c := range m.byFirst[s[i]] {
-			p := m.pats[c]
-			if len(s)-i >= len(p) && s[i:i+len(p)] == p {
-				return i, i + len(p), m.toks[c]
+		if second := m.byPrefix[s[i]]; second != nil && i+1 < len(s) {
+			for _, c := range second[s[i+1]] {
+				p := m.pats[c]
+				if len(s)-i >= len(p) && s[i:i+len(p)] == p {
+					return i, i + len(p), m.toks[c]
+				}
 			}
+		}
+		if c := m.single[s[i]]; c >= 0 {
+			return i, i + 1, m.toks[c]
 		}
 	}
 	return -1, -1, nil

@@ -3,7 +3,29 @@ package tokenizer
 import (
 	"strings"
 	"testing"
+	"time"
 )
+
+// cpuMeter reports MB per CPU-second of the whole process beside the
+// wall-clock MB/s: on a busy machine it is the steadier number.
+type cpuMeter struct {
+	b     *testing.B
+	bytes int64
+	start time.Duration
+}
+
+func startCPU(b *testing.B, bytes int) *cpuMeter {
+	b.SetBytes(int64(bytes))
+	b.ResetTimer()
+	return &cpuMeter{b: b, bytes: int64(bytes), start: processCPU()}
+}
+
+func (m *cpuMeter) stop() {
+	d := processCPU() - m.start
+	if d > 0 {
+		m.b.ReportMetric(float64(m.bytes)*float64(m.b.N)/d.Seconds()/1e6, "MB/cpu-s")
+	}
+}
 
 // benchTexts returns the corpus texts (lines); mixed, the corpus without
 // its long_* stress entries joined by newlines and repeated 40 times (about
@@ -31,33 +53,33 @@ func BenchmarkEncodeCorpusLines(b *testing.B) {
 	for _, l := range lines {
 		n += len(l)
 	}
-	b.SetBytes(int64(n))
-	b.ResetTimer()
+	m := startCPU(b, n)
 	for b.Loop() {
 		for _, l := range lines {
 			tk.Encode(l)
 		}
 	}
+	m.stop()
 }
 
 func BenchmarkEncodeMixed(b *testing.B) {
 	tk := loadQwen3(b)
 	_, mixed, _ := benchTexts(b)
-	b.SetBytes(int64(len(mixed)))
-	b.ResetTimer()
+	m := startCPU(b, len(mixed))
 	for b.Loop() {
 		tk.Encode(mixed)
 	}
+	m.stop()
 }
 
 func BenchmarkEncodeLongWords(b *testing.B) {
 	tk := loadQwen3(b)
 	_, _, long := benchTexts(b)
-	b.SetBytes(int64(len(long)))
-	b.ResetTimer()
+	m := startCPU(b, len(long))
 	for b.Loop() {
 		tk.Encode(long)
 	}
+	m.stop()
 }
 
 func BenchmarkEncodeMixedParallel(b *testing.B) {

@@ -64,8 +64,11 @@ func (m *bpeModel) encodeWord(dst []uint32, w string) []uint32 {
 
 func (m *bpeModel) encodeUncached(dst []uint32, w string) []uint32 {
 	if m.fastBytes {
-		var buf [64]uint32
+		var buf [longWord]uint32
 		syms := buf[:0]
+		if len(w) > len(buf) {
+			syms = make([]uint32, 0, len(w))
+		}
 		ok := true
 		for i := 0; i < len(w); i++ {
 			if !m.byteOK[w[i]] {

@@ -1,16 +1,34 @@
 package tokenizer
 
+import "sync"
+
 // This file answers: how are merges looked up and applied quickly? A
 // merge-rank table keyed by the pair of ids (open addressing), and a merge
 // loop that works in place for short words and on a heap for long ones.
 
 const emptyKey = ^uint64(0)
 
-// mergeTable maps a pair of ids to its merge. Read-only after building.
+// mergeTable maps a pair of ids to its merge. Read-only after building,
+// except for the pool of scratch buffers of mergeLong.
 type mergeTable struct {
-	keys  []uint64
-	vals  []mergeVal
-	shift uint
+	keys    []uint64
+	vals    []mergeVal
+	shift   uint
+	scratch sync.Pool // *longScratch
+}
+
+// longScratch holds mergeLong's working arrays between calls.
+type longScratch struct {
+	tree       []uint64
+	newID      []uint32
+	prev, next []int32
+}
+
+func grow[T any](s []T, n int) []T {
+	if cap(s) < n {
+		return make([]T, n)
+	}
+	return s[:n]
 }
 
 func newMergeTable(n int) *mergeTable {
@@ -55,7 +73,7 @@ func (t *mergeTable) get(a, b uint32) (mergeVal, bool) {
 const noRank = ^uint32(0)
 
 // longWord is the length above which merging uses a heap.
-const longWord = 128
+const longWord = 64
 
 // mergeAll applies merges to syms in place and returns the merged symbols:
 // repeatedly the pair with the lowest rank, the leftmost among equal ranks.
@@ -66,8 +84,19 @@ func (t *mergeTable) mergeAll(syms []uint32) []uint32 {
 	if len(syms) > longWord {
 		return t.mergeLong(syms)
 	}
+	return t.mergeAllSmall(syms)
+}
+
+// mergeAllSmall is mergeAll for words of at most longWord symbols: the
+// ranks of adjacent pairs in an array, scanned for the minimum.
+func (t *mergeTable) mergeAllSmall(syms []uint32) []uint32 {
 	var rb [longWord]mergeVal
-	ranks := rb[:len(syms)-1]
+	var ranks []mergeVal
+	if len(syms)-1 <= longWord {
+		ranks = rb[:len(syms)-1]
+	} else {
+		ranks = make([]mergeVal, len(syms)-1)
+	}
 	for i := range ranks {
 		ranks[i] = t.lookup(syms[i], syms[i+1])
 	}
@@ -104,31 +133,47 @@ func (t *mergeTable) lookup(a, b uint32) mergeVal {
 }
 
 // mergeLong is mergeAll for long words: symbols in a linked list and, for
-// each symbol, the merge with its right neighbour in an indexed min-heap
-// keyed by rank<<32 | position (so lower rank first, then leftmost). Each
-// merge updates at most three heap entries: O(n log n) for n symbols.
+// each symbol, the merge with its right neighbour as a key rank<<32 |
+// position in a tournament tree (a complete binary tree whose every node
+// holds the least key below it, so lower rank first, then leftmost). Each
+// merge changes at most three leaves: O(n log n) for n symbols.
 func (t *mergeTable) mergeLong(syms []uint32) []uint32 {
 	n := len(syms)
-	h := pairHeap{at: make([]int32, n), keys: make([]uint64, 0, n)}
-	newID := make([]uint32, n)
-	prev := make([]int32, n)
-	next := make([]int32, n)
+	size := 1
+	for size < n {
+		size <<= 1
+	}
+	sc, _ := t.scratch.Get().(*longScratch)
+	if sc == nil {
+		sc = &longScratch{}
+	}
+	defer t.scratch.Put(sc)
+	sc.tree = grow(sc.tree, 2*size)
+	sc.newID = grow(sc.newID, n)
+	sc.prev = grow(sc.prev, n)
+	sc.next = grow(sc.next, n)
+	tree, newID, prev, next := sc.tree, sc.newID, sc.prev, sc.next
+	for i := range tree {
+		tree[i] = noKey
+	}
 	for i := range syms {
-		prev[i], next[i], h.at[i] = int32(i-1), int32(i+1), -1
+		prev[i], next[i] = int32(i-1), int32(i+1)
 	}
 	next[n-1] = -1
 	for i := 0; i+1 < n; i++ {
 		if v, ok := t.get(syms[i], syms[i+1]); ok {
 			newID[i] = v.id
-			h.keys = append(h.keys, uint64(v.rank)<<32|uint64(i))
+			tree[size+i] = uint64(v.rank)<<32 | uint64(i)
 		}
 	}
-	h.init()
-	for len(h.keys) > 0 {
-		i := int32(uint32(h.keys[0]))
+	for x := size - 1; x >= 1; x-- {
+		tree[x] = min(tree[2*x], tree[2*x+1])
+	}
+	for tree[1] != noKey {
+		i := int32(uint32(tree[1]))
 		j := next[i]
 		syms[i] = newID[i]
-		h.remove(j)
+		setLeaf(tree, size+int(j), noKey)
 		next[i] = next[j]
 		if next[j] >= 0 {
 			prev[next[j]] = i
@@ -139,14 +184,14 @@ func (t *mergeTable) mergeLong(syms []uint32) []uint32 {
 			if k < 0 {
 				continue
 			}
+			key := noKey
 			if r := next[k]; r >= 0 {
 				if v, ok := t.get(syms[k], syms[r]); ok {
 					newID[k] = v.id
-					h.set(k, uint64(v.rank)<<32|uint64(k))
-					continue
+					key = uint64(v.rank)<<32 | uint64(k)
 				}
 			}
-			h.remove(k)
+			setLeaf(tree, size+int(k), key)
 		}
 	}
 	out := syms[:0]
@@ -156,92 +201,22 @@ func (t *mergeTable) mergeLong(syms []uint32) []uint32 {
 	return out
 }
 
-// pairHeap is a binary min-heap of keys rank<<32 | position; at[position]
-// is the key's index in keys, or -1.
-type pairHeap struct {
-	at   []int32
-	keys []uint64
-}
+const noKey = ^uint64(0)
 
-func (h *pairHeap) init() {
-	for x, k := range h.keys {
-		h.at[uint32(k)] = int32(x)
+// setLeaf sets leaf x of a tournament tree and updates the minima above
+// it, stopping where a minimum does not change.
+func setLeaf(tree []uint64, x int, key uint64) {
+	if tree[x] == key {
+		return
 	}
-	for x := len(h.keys)/2 - 1; x >= 0; x-- {
-		h.down(x)
-	}
-}
-
-func (h *pairHeap) up(x int) {
-	k := h.keys[x]
-	for x > 0 {
-		p := (x - 1) / 2
-		pk := h.keys[p]
-		if pk <= k {
-			break
+	tree[x] = key
+	for x > 1 {
+		p := x >> 1
+		m := min(tree[x], tree[x^1])
+		if tree[p] == m {
+			return
 		}
-		h.keys[x] = pk
-		h.at[uint32(pk)] = int32(x)
+		tree[p] = m
 		x = p
 	}
-	h.keys[x] = k
-	h.at[uint32(k)] = int32(x)
-}
-
-func (h *pairHeap) down(x int) {
-	n := len(h.keys)
-	k := h.keys[x]
-	for {
-		c := 2*x + 1
-		if c >= n {
-			break
-		}
-		if c+1 < n && h.keys[c+1] < h.keys[c] {
-			c++
-		}
-		ck := h.keys[c]
-		if k <= ck {
-			break
-		}
-		h.keys[x] = ck
-		h.at[uint32(ck)] = int32(x)
-		x = c
-	}
-	h.keys[x] = k
-	h.at[uint32(k)] = int32(x)
-}
-
-// set gives position pos the key k, inserting it if absent.
-func (h *pairHeap) set(pos int32, k uint64) {
-	x := h.at[pos]
-	if x < 0 {
-		h.keys = append(h.keys, k)
-		h.up(len(h.keys) - 1)
-		return
-	}
-	old := h.keys[x]
-	h.keys[x] = k
-	if k < old {
-		h.up(int(x))
-	} else {
-		h.down(int(x))
-	}
-}
-
-func (h *pairHeap) remove(pos int32) {
-	x := int(h.at[pos])
-	if x < 0 {
-		return
-	}
-	h.at[pos] = -1
-	last := len(h.keys) - 1
-	lk := h.keys[last]
-	h.keys = h.keys[:last]
-	if x == last {
-		return
-	}
-	h.keys[x] = lk
-	h.at[uint32(lk)] = int32(x)
-	h.down(x)
-	h.up(int(h.at[uint32(lk)]))
 }

@@ -61,6 +61,9 @@ func TestMergeAllMatchesNaive(t *testing.T) {
 			if got := m.merges.mergeLong(slices.Clone(syms)); !slices.Equal(got, want) {
 				t.Fatalf("mergeLong(%q) = %v, want %v", w, got, want)
 			}
+			if got := m.merges.mergeAllSmall(slices.Clone(syms)); !slices.Equal(got, want) {
+				t.Fatalf("mergeAllSmall(%q) = %v, want %v", w, got, want)
+			}
 		}
 	}
 }

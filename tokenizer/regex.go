@@ -8,8 +8,8 @@ import (
 )
 
 // This file answers: where does a regular expression (or a literal) match in
-// a piece of text, in byte offsets? regexp2 counts in runes; these helpers
-// convert.
+// a piece of text, in byte offsets? regexp2 counts in runes; these
+// functions convert.
 
 // span is a half-open byte range and whether it is a match of the pattern.
 type span struct {

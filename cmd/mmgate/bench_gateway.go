@@ -26,6 +26,7 @@ func runBenchGateway(ctx context.Context, s *stdio, args []string) int {
 	text := fs.String("text", benchgw.DefaultText, "text part sent after each image")
 	probeText := fs.String("probe-text", benchgw.DefaultProbeText, "message of the text-only probe requests")
 	noProbe := fs.Bool("no-probe", false, "do not run the text-only probe stream")
+	probeEvery := fs.Duration("probe-interval", benchgw.DefaultProbeInterval, "one text probe starts every interval (negative: back to back)")
 	timeout := fs.Duration("request-timeout", benchgw.DefaultRequestTimeout, "limit for each request")
 	allowRemote := fs.Bool("allow-remote", false, "allow a --url whose host is not loopback")
 	apiKey := fs.String("api-key", "", "API key sent as a bearer token")
@@ -66,7 +67,7 @@ func runBenchGateway(ctx context.Context, s *stdio, args []string) int {
 	}
 	r, err := benchgw.New(benchgw.Options{
 		URL: *url, Images: imgs, Concurrency: *concurrency, Requests: *requests, Duration: *duration,
-		Model: *model, MaxTokens: *maxTokens, Text: *text, ProbeText: *probeText, NoProbe: *noProbe,
+		Model: *model, MaxTokens: *maxTokens, Text: *text, ProbeText: *probeText, NoProbe: *noProbe, ProbeInterval: *probeEvery,
 		AllowRemote: *allowRemote, RequestTimeout: *timeout, APIKey: *apiKey, Progress: s.err,
 	})
 	if err != nil {

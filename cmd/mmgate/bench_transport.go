@@ -72,6 +72,13 @@ func runBenchTransport(ctx context.Context, s *stdio, args []string) int {
 		return 1
 	}
 	defer reusePool.Close()
+	if pr := pool.Probe(); pr.Writable {
+		huge := pr.HugePages
+		if huge == "" {
+			huge = "none (4 KiB pages)"
+		}
+		fmt.Fprintf(s.err, "shared memory: %s, %d MiB tmpfs, huge pages: %s\n", pr.Dir, pr.Size>>20, huge)
+	}
 	if contains(pl, transportbench.PathShm) && !pool.Usable() {
 		fmt.Fprintln(s.err, "mmgate bench transport: shared memory not usable:", pool.Probe().Err)
 		return 1

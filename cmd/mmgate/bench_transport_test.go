@@ -36,7 +36,7 @@ func TestBenchUsage(t *testing.T) {
 		err  string
 	}{
 		{nil, 2, "usage: mmgate bench"},
-		{[]string{"gateway"}, 2, "not available yet"},
+		{[]string{"gateway"}, 2, "--images DIR is required"},
 		{[]string{"nope"}, 2, "unknown benchmark"},
 		{[]string{"-h"}, 0, ""},
 		{[]string{"transport", "--bogus"}, 2, "flag provided but not defined"},

@@ -9,7 +9,7 @@ import (
 func runBench(ctx context.Context, s *stdio, args []string) int {
 	const synopsis = "usage: mmgate bench <transport|gateway> [flags]\n\n" +
 		"  transport  time moving tensors to a worker: inline gRPC (TCP, unix socket), shared memory, memcpy floor\n" +
-		"  gateway    load-test a running gateway (not available yet)\n\n" +
+		"  gateway    load-test a running gateway\n\n" +
 		"Run `mmgate bench <name> -h` for its flags."
 	if len(args) == 0 {
 		fmt.Fprintln(s.err, synopsis)
@@ -24,8 +24,7 @@ func runBench(ctx context.Context, s *stdio, args []string) int {
 	case benchWorkerCommand:
 		return runBenchWorker(ctx, s, args[1:])
 	case "gateway":
-		fmt.Fprintln(s.err, "mmgate bench gateway: not available yet")
-		return 2
+		return runBenchGateway(ctx, s, args[1:])
 	}
 	fmt.Fprintf(s.err, "mmgate bench: unknown benchmark %q\n\n%s\n", args[0], synopsis)
 	return 2

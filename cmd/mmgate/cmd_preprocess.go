@@ -16,6 +16,7 @@ import (
 
 	"github.com/mmgate/mmgate/imaging/resample"
 	"github.com/mmgate/mmgate/internal/imageprep"
+	"github.com/mmgate/mmgate/internal/videoprep"
 	"github.com/mmgate/mmgate/tensor"
 	"github.com/mmgate/mmgate/vision"
 	"github.com/mmgate/mmgate/vision/qwenvl"
@@ -23,7 +24,9 @@ import (
 
 // This file answers: what does `mmgate preprocess` do? It decodes and
 // preprocesses each FILE for a model exactly as the reference processor does
-// and prints one JSON line per input, in input order.
+// and prints one JSON line per input, in input order. Images go through
+// package internal/imageprep; videos (preprocess_video.go) through
+// internal/videoprep.
 
 const preprocessSynopsis = "preprocess --model PRESET_OR_MODEL_DIR [--min-pixels N] [--max-pixels N] " +
 	"[--dtype float32|bfloat16|float16] [--hash] [--out DIR] FILE..."
@@ -76,6 +79,7 @@ func runPreprocess(ctx context.Context, s *stdio, args []string) int {
 	fs.IntVar(&f.workers, "workers", 0, "images decoded and processed at the same time (0: GOMAXPROCS)")
 	fs.StringVar(&bg, "background", "255,255,255", "R,G,B background for transparent images")
 	fs.String("config", "", "config `FILE` (YAML or JSON)")
+	vf := addVideoFlags(fs)
 	logf := addLogFlags(fs)
 	files, err := parseFlags(fs, args, os.LookupEnv)
 	if err != nil {
@@ -96,6 +100,9 @@ func runPreprocess(ctx context.Context, s *stdio, args []string) int {
 	}
 	if f.workers < 0 {
 		return usageErr("--workers must not be negative")
+	}
+	if msg := vf.validate(); msg != "" {
+		return usageErr("%s", msg)
 	}
 	if f.dtype, err = tensor.ParseDType(dtype); err != nil || !f.dtype.IsFloat() {
 		return usageErr("--dtype %q: want float32, bfloat16 or float16", dtype)
@@ -138,6 +145,13 @@ func runPreprocess(ctx context.Context, s *stdio, args []string) int {
 		fmt.Fprintf(s.err, "mmgate preprocess: %v\n", err)
 		return 1
 	}
+	// Videos are optional: without FFmpeg or video support in the model,
+	// each video input is refused with the reason and images still run.
+	vp, vpErr := newVideoPreprocessor(proc, f.workers, vf)
+	if vpErr != nil {
+		log.Debug("preprocess: no video support", "error", vpErr.Error())
+	}
+	pm := preprocessMedia{images: pp, videos: vp, videoErr: vpErr, video: vf}
 	log.Debug("preprocess", "model", f.model, "model_type", proc.ModelType(), "min_pixels", f.minPixels,
 		"max_pixels", f.maxPixels, "dtype", f.dtype.String(), "workers", f.workers, "inputs", len(files))
 
@@ -163,7 +177,7 @@ func runPreprocess(ctx context.Context, s *stdio, args []string) int {
 				if npyNames != nil {
 					npy = filepath.Join(f.out, npyNames[i])
 				}
-				lines[i] = preprocessOne(gctx, pp, f, name, npy)
+				lines[i] = preprocessOne(gctx, pm, f, name, npy)
 				return nil
 			})
 		}
@@ -184,16 +198,31 @@ func runPreprocess(ctx context.Context, s *stdio, args []string) int {
 	return status
 }
 
+// preprocessMedia holds the image pipeline and, when available, the video
+// pipeline.
+type preprocessMedia struct {
+	images   *imageprep.Preprocessor
+	videos   *videoprep.Preprocessor // nil without video support
+	videoErr error                   // why videos is nil
+	video    *videoFlags
+}
+
 // preprocessOne runs one input and returns its JSON line. The tensor lives in
 // memory mapped for it alone and is unmapped before returning, after the
 // optional hash and .npy file (neither is included in the timings).
-func preprocessOne(ctx context.Context, pp *imageprep.Preprocessor, f preprocessFlags, name, npyPath string) any {
+func preprocessOne(ctx context.Context, m preprocessMedia, f preprocessFlags, name, npyPath string) any {
 	refuse := func(err error) any { return preprocessError{File: name, Error: err.Error()} }
 	data, err := os.ReadFile(name)
 	if err != nil {
 		return refuse(err)
 	}
-	res, err := pp.Image(ctx, imageprep.Request{
+	if isVideo(data, m.video.asVideo) {
+		if m.videos == nil && m.videoErr != nil {
+			return refuse(fmt.Errorf("video input: %w", m.videoErr))
+		}
+		return preprocessVideo(ctx, m.videos, f, m.video, name, data, npyPath)
+	}
+	res, err := m.images.Image(ctx, imageprep.Request{
 		Data:      data,
 		Overrides: vision.Overrides{MinPixels: f.minPixels, MaxPixels: f.maxPixels},
 		DType:     f.dtype,

@@ -5,8 +5,10 @@ import (
 	"context"
 	"encoding/binary"
 	"encoding/json"
+	"fmt"
 	"math"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -60,14 +62,15 @@ func goldenCaseFor(t *testing.T, file, preset, override string) map[string]any {
 func TestPreprocessUsageErrors(t *testing.T) {
 	img := filepath.Join(photos, "synth", "size_28x28.png")
 	for _, args := range [][]string{
-		{"preprocess", img},                                                     // no --model
-		{"preprocess", "--model", "qwen2.5-vl"},                                 // no files
-		{"preprocess", "--model", "qwen2.5-vl", "--dtype", "int64", img},        // bad dtype
-		{"preprocess", "--model", "qwen2.5-vl", "--min-pixels", "-1", img},      // negative
-		{"preprocess", "--model", "qwen2.5-vl", "--frobnicate", img},            // unknown flag
-		{"preprocess", "--model", "no-such-model-or-dir", img},                  // bad model
-		{"preprocess", "--model", "qwen2.5-vl", "--background", "1,2", img},     // bad colour
-		{"preprocess", "--model", "qwen2.5-vl", "--out", t.TempDir(), img, img}, // same .npy twice
+		{"preprocess", img},                                                             // no --model
+		{"preprocess", "--model", "qwen2.5-vl"},                                         // no files
+		{"preprocess", "--model", "qwen2.5-vl", "--dtype", "int64", img},                // bad dtype
+		{"preprocess", "--model", "qwen2.5-vl", "--min-pixels", "-1", img},              // negative
+		{"preprocess", "--model", "qwen2.5-vl", "--frobnicate", img},                    // unknown flag
+		{"preprocess", "--model", "no-such-model-or-dir", img},                          // bad model
+		{"preprocess", "--model", "qwen2.5-vl", "--background", "1,2", img},             // bad colour
+		{"preprocess", "--model", "qwen2.5-vl", "--out", t.TempDir(), img, img},         // same .npy twice
+		{"preprocess", "--model", "qwen2.5-vl", "--fps", "2", "--num-frames", "8", img}, // exclusive video flags
 	} {
 		code, out, errs := runCmd(t, args...)
 		if code != 2 || out != "" || errs == "" {
@@ -292,4 +295,91 @@ func TestHeapEstimate(t *testing.T) {
 	}
 	warmHeap(0)
 	warmHeap(8 << 20)
+}
+
+// --background composites transparent inputs on that colour, as the
+// reference does (golden background_cases).
+func TestPreprocessBackground(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join(photos, "golden.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Background []struct {
+			File       string `json:"file"`
+			Preset     string `json:"preset"`
+			Background []int  `json:"background"`
+			SHA256     string `json:"sha256"`
+		} `json:"background_cases"`
+	}
+	if err := json.Unmarshal(b, &doc); err != nil || len(doc.Background) == 0 {
+		t.Fatalf("golden.json background cases: %v", err)
+	}
+	bc := doc.Background[0]
+	bg := fmt.Sprintf("%d,%d,%d", bc.Background[0], bc.Background[1], bc.Background[2])
+	code, out, errs := runCmd(t, "preprocess", "--model", bc.Preset, "--background", bg, "--hash", filepath.Join(photos, filepath.FromSlash(bc.File)))
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	if l := parseLines(t, out)[0]; l.SHA256 != bc.SHA256 {
+		t.Fatalf("%s on %s: sha256 %s, want the reference's %s", bc.File, bg, l.SHA256, bc.SHA256)
+	}
+}
+
+// A video and an image in one call: the video goes through the video
+// pipeline (its hash equals the video reference's), the image through the
+// image pipeline, in input order.
+func TestPreprocessVideoAndImage(t *testing.T) {
+	if _, err := exec.LookPath("ffmpeg"); err != nil {
+		t.Skip("ffmpeg not installed (Debian package ffmpeg)")
+	}
+	b, err := os.ReadFile(filepath.Join("..", "..", "internal", "videoprep", "testdata", "golden.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Files []struct {
+			File  string `json:"file"`
+			Cases []struct {
+				Model    string `json:"model"`
+				Override string `json:"override"`
+				SHA256   string `json:"sha256"`
+			} `json:"cases"`
+		} `json:"files"`
+	}
+	if err := json.Unmarshal(b, &doc); err != nil {
+		t.Fatal(err)
+	}
+	want := ""
+	for _, f := range doc.Files {
+		for _, c := range f.Cases {
+			if f.File == "vfr.mp4" && c.Model == "qwen3-vl" && c.Override == "default" {
+				want = c.SHA256
+			}
+		}
+	}
+	if want == "" {
+		t.Fatal("no vfr.mp4 qwen3-vl default case in the video goldens")
+	}
+	video := filepath.Join(videoClips, "vfr.mp4")
+	img := filepath.Join(photos, "synth", "exif_6.jpg")
+	code, out, errs := runCmd(t, "preprocess", "--model", "qwen3-vl", "--hash", video, img)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var lines []map[string]any
+	for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
+		var m map[string]any
+		if err := json.Unmarshal([]byte(l), &m); err != nil {
+			t.Fatal(err)
+		}
+		lines = append(lines, m)
+	}
+	if len(lines) != 2 || lines[0]["file"] != video || lines[0]["sha256"] != want || lines[0]["frames"] == nil {
+		t.Fatalf("video line %v, want sha256 %s and frames", lines[0], want)
+	}
+	gi := goldenCaseFor(t, "synth/exif_6.jpg", "qwen3-vl", "default")
+	if lines[1]["file"] != img || lines[1]["sha256"] != gi["sha256"] || lines[1]["frames"] != nil {
+		t.Fatalf("image line %v, want sha256 %v", lines[1], gi["sha256"])
+	}
 }

@@ -2,10 +2,13 @@ package main
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"flag"
 	"fmt"
+	stdlog "log"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/netip"
 	"os"
@@ -19,6 +22,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 
 	"github.com/mmgate/mmgate/engine"
+	"github.com/mmgate/mmgate/internal/cpupool"
 	"github.com/mmgate/mmgate/internal/demomodel"
 	"github.com/mmgate/mmgate/internal/imageprep"
 	"github.com/mmgate/mmgate/internal/pipeline"
@@ -61,7 +65,19 @@ type serveFlags struct {
 	mediaOrder      string
 	policy          string
 	shutdownTimeout time.Duration
+	heavyNice       int
 	config          string
+
+	apiKeys       stringList
+	apiKeyFile    string
+	metricsAuth   bool
+	tlsCert       string
+	tlsKey        string
+	workerTLSCA   string
+	workerTLSCert string
+	workerTLSKey  string
+	workerTLSName string
+	shmGroup      string
 }
 
 func (f *serveFlags) register(fs *flag.FlagSet) {
@@ -69,7 +85,7 @@ func (f *serveFlags) register(fs *flag.FlagSet) {
 	f.shmMinBytes, f.maxMessageSize = 65536, 256<<20
 	fs.StringVar(&f.listen, "listen", "127.0.0.1:8080", "HTTP listen address: HOST:PORT or unix:///path")
 	fs.StringVar(&f.model, "model", "", "model folder (tokenizer, chat template, processor configs); default: fetched from the worker, or the demo model with --embedded-worker")
-	fs.Var(&f.workers, "worker", "worker URL, grpc://HOST:PORT or unix:///path (repeatable)")
+	fs.Var(&f.workers, "worker", "worker URL, grpc://HOST:PORT, grpcs://HOST:PORT (TLS) or unix:///path (repeatable)")
 	fs.BoolVar(&f.embedded, "embedded-worker", false, "start a reference worker inside this process (on a unix socket, sharing /dev/shm)")
 	fs.StringVar(&f.embeddedFP, "embedded-fingerprint", "sha256", "the embedded worker's fingerprint of encoder inputs: sha256|crc32c")
 	fs.Var(&f.maxBody, "max-body-bytes", "request body limit (default 64MiB)")
@@ -98,6 +114,17 @@ func (f *serveFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.policy, "policy", "least_loaded", "worker selection: least_loaded|round_robin")
 	fs.DurationVar(&f.shutdownTimeout, "shutdown-timeout", 30*time.Second, "on SIGTERM/SIGINT, how long in-flight requests may finish")
 	fs.StringVar(&f.config, "config", "", "configuration file (YAML or JSON)")
+	fs.IntVar(&f.heavyNice, "heavy-nice", 10, "nice value (1-19) of the threads that decode and preprocess media, so text requests preempt them; -1 runs that work on ordinary threads")
+	fs.Var(&f.apiKeys, "api-key", "API key clients must send as `Authorization: Bearer KEY` on /v1/ routes (repeatable)")
+	fs.StringVar(&f.apiKeyFile, "api-key-file", "", "file of API keys, one per line (# comments allowed)")
+	fs.BoolVar(&f.metricsAuth, "metrics-auth", false, "require an API key on /metrics too")
+	fs.StringVar(&f.tlsCert, "tls-cert", "", "PEM certificate (chain) for HTTPS on --listen")
+	fs.StringVar(&f.tlsKey, "tls-key", "", "PEM private key for --tls-cert")
+	fs.StringVar(&f.workerTLSCA, "worker-tls-ca", "", "PEM trust roots for grpcs:// workers (default: the system roots)")
+	fs.StringVar(&f.workerTLSCert, "worker-tls-cert", "", "PEM client certificate for grpcs:// workers (mutual TLS)")
+	fs.StringVar(&f.workerTLSKey, "worker-tls-key", "", "PEM private key for --worker-tls-cert")
+	fs.StringVar(&f.shmGroup, "shm-group", "", "group (name or GID) that may read shared-memory segments (mode 0640), for workers running as another user; default: owner only (0600)")
+	fs.StringVar(&f.workerTLSName, "worker-tls-server-name", "", "server name to verify in grpcs:// workers' certificates (default: the URL's host)")
 }
 
 func runServe(ctx context.Context, s *stdio, args []string) int {
@@ -137,6 +164,10 @@ type serveConfig struct {
 	mode       shm.Mode
 	order      prompt.MediaOrder
 	workers    []engine.WorkerConfig
+	apiKeys    []string
+	httpTLS    *tls.Config // nil: plain HTTP
+	workerTLS  *tls.Config
+	shmGID     int // -1: segments are owner-only
 }
 
 func (f *serveFlags) validate() (*serveConfig, error) {
@@ -174,6 +205,21 @@ func (f *serveFlags) validate() (*serveConfig, error) {
 	if f.policy != "least_loaded" && f.policy != "round_robin" {
 		return nil, fmt.Errorf("--policy %q: want least_loaded or round_robin", f.policy)
 	}
+	if c.shmGID, err = lookupGroup(f.shmGroup); err != nil {
+		return nil, err
+	}
+	if c.apiKeys, err = loadAPIKeys(f.apiKeys, f.apiKeyFile); err != nil {
+		return nil, err
+	}
+	if f.metricsAuth && len(c.apiKeys) == 0 {
+		return nil, errors.New("--metrics-auth needs --api-key or --api-key-file")
+	}
+	if c.httpTLS, err = listenerTLS(f.tlsCert, f.tlsKey); err != nil {
+		return nil, err
+	}
+	if c.workerTLS, err = workerTLS(f.workerTLSCA, f.workerTLSCert, f.workerTLSKey, f.workerTLSName); err != nil {
+		return nil, err
+	}
 	for _, u := range f.workers {
 		c.workers = append(c.workers, engine.WorkerConfig{URL: u, Transport: c.mode, ShmMinBytes: int(f.shmMinBytes), MaxMessageSize: int(f.maxMessageSize)})
 	}
@@ -188,6 +234,9 @@ func (f *serveFlags) validate() (*serveConfig, error) {
 	}
 	if len(c.workers) == 0 && !f.embedded {
 		return nil, errors.New("no worker: give --worker URL (repeatable) or --embedded-worker")
+	}
+	for i := range c.workers {
+		c.workers[i].TLS = c.workerTLS
 	}
 	return c, nil
 }
@@ -260,7 +309,8 @@ func serve(ctx context.Context, s *stdio, f *serveFlags, c *serveConfig, log *sl
 	}
 
 	budget := int64(f.shmBudget)
-	pool, err := shm.New(shm.Options{Dir: f.shmDir, TTL: f.shmTTL, SweepInterval: f.shmSweep, Budget: budget, Registerer: reg, Logger: log})
+	pool, err := shm.New(shm.Options{Dir: f.shmDir, TTL: f.shmTTL, SweepInterval: f.shmSweep, Budget: budget, Registerer: reg, Logger: log,
+		ShareWithGroup: c.shmGID >= 0, GID: max(c.shmGID, 0)})
 	if err != nil {
 		return err
 	}
@@ -302,18 +352,33 @@ func serve(ctx context.Context, s *stdio, f *serveFlags, c *serveConfig, log *sl
 	if cacheBytes == 0 {
 		cacheBytes = -1
 	}
+	// Heavy media work runs on low-priority threads; the runtime gets as
+	// many extra processors, so ordinary goroutines always have one.
+	var heavy *cpupool.Pool
+	if f.heavyNice >= 0 {
+		heavy, err = cpupool.New(cpupool.Options{Slots: cpu, Nice: max(f.heavyNice, 1)})
+		if err != nil {
+			return err
+		}
+		defer heavy.Close()
+		runtime.GOMAXPROCS(runtime.GOMAXPROCS(0) + cpu)
+		if perr := heavy.PriorityError(); perr != nil {
+			log.Warn("heavy work runs at normal priority", "err", perr)
+		}
+	}
 	pipe, err := pipeline.New(pipeline.Options{
 		Engine: eng, Pool: pool, Fetcher: fetcher, Decoder: imageprep.MediaDecoder(dec),
 		ModelDir: modelDir, BundleDir: filepath.Join(tmp, "bundles"),
 		CacheBytes: cacheBytes, CPU: cpu, MediaOrder: c.order, MaxMediaItems: f.maxItems,
-		Exact: media.Exact(), Registerer: reg, Logger: log,
+		Exact: media.Exact(), Heavy: heavy, Registerer: reg, Logger: log,
 	})
 	if err != nil {
 		return err
 	}
 	srv, err := server.New(server.Options{
 		Backend: pipe, MaxBodyBytes: int64(f.maxBody), MaxInFlight: f.maxInFlight,
-		Registry: reg, Logger: log,
+		Heavy: heavyRunner(heavy),
+		Registry: reg, Logger: log, APIKeys: c.apiKeys, MetricsAuth: f.metricsAuth,
 	})
 	if err != nil {
 		return err
@@ -323,28 +388,45 @@ func serve(ctx context.Context, s *stdio, f *serveFlags, c *serveConfig, log *sl
 	if err != nil {
 		return err
 	}
-	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 30 * time.Second}
+	// Every request's context derives from reqCtx: cancelling it cuts the
+	// requests still running at the end of a shutdown.
+	reqCtx, cutRequests := context.WithCancel(context.Background())
+	defer cutRequests()
+	track := &inflight{}
+	hs := &http.Server{
+		Handler: track.wrap(srv), ReadHeaderTimeout: 30 * time.Second,
+		BaseContext: func(net.Listener) context.Context { return reqCtx },
+		ErrorLog:    stdlog.New(httpErrorLog{log}, "", 0),
+	}
 	logConfig(log, f, c, modelDir, pool)
 	if !media.Exact() {
 		log.Warn("built without cgo: JPEG and lossy WebP pixels are not Pillow-exact")
 	}
 	if f.embedded {
-		printCurlExample(s, f.listen, tmp)
+		printCurlExample(s, f.listen, tmp, c.httpTLS != nil)
 	}
 	errc := make(chan error, 1)
-	go func() { errc <- hs.Serve(lis) }()
+	go func() {
+		if c.httpTLS != nil {
+			hs.TLSConfig = c.httpTLS
+			errc <- hs.ServeTLS(lis, "", "")
+			return
+		}
+		errc <- hs.Serve(lis)
+	}()
 	select {
 	case err := <-errc:
 		return err
 	case <-ctx.Done():
 	}
-	log.Info("shutting down", "timeout", f.shutdownTimeout)
-	sctx, cancel := context.WithTimeout(context.Background(), f.shutdownTimeout)
-	defer cancel()
-	if err := hs.Shutdown(sctx); err != nil {
-		log.Warn("shutdown: requests still in flight were cut", "err", err)
-		hs.Close()
-	}
+	shutdown(log, hs, srv, track, cutRequests, f.shutdownTimeout)
+	// The engine waits for the Abort calls of cut requests; then no worker
+	// will read our segments any more.
+	eng.Close()
+	stopJanitor()
+	pool.Close()
+	removeOwnSegments(log, pool)
+	log.Info("stopped")
 	return nil
 }
 
@@ -363,9 +445,19 @@ func logConfig(log *slog.Logger, f *serveFlags, c *serveConfig, modelDir string,
 		"max_image_pixels", f.maxPixels, "rgba_background", f.background, "exif", !f.noEXIF,
 		"mm_transport", f.transport, "mm_shm_min_bytes", int64(f.shmMinBytes), "shm_dir", f.shmDir,
 		"shm_usable", pool.Usable(), "shm_size", pr.Size, "shm_budget", pr.Budget, "shm_namespace_id", pr.NamespaceID,
-		"shm_ttl", f.shmTTL, "health_interval", f.healthInterval, "max_message_size", int64(f.maxMessageSize),
-		"media_order", f.mediaOrder, "policy", f.policy, "shutdown_timeout", f.shutdownTimeout, "decoders_exact", media.Exact())
+		"shm_ttl", f.shmTTL, "shm_group", f.shmGroup, "health_interval", f.healthInterval, "max_message_size", int64(f.maxMessageSize),
+		"media_order", f.mediaOrder, "policy", f.policy, "heavy_nice", f.heavyNice, "shutdown_timeout", f.shutdownTimeout, "decoders_exact", media.Exact(),
+		"api_keys", len(c.apiKeys), "metrics_auth", f.metricsAuth, "tls", c.httpTLS != nil,
+		"worker_tls_ca", f.workerTLSCA, "worker_tls_client_cert", f.workerTLSCert != "", "worker_tls_server_name", f.workerTLSName)
 	for _, w := range pr.Warnings {
 		log.Warn("shared memory: " + w)
 	}
+}
+
+// heavyRunner adapts a pool (or none) to the server's Heavy option.
+func heavyRunner(p *cpupool.Pool) func(context.Context, func()) error {
+	if p == nil {
+		return nil
+	}
+	return p.Run
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials"
 
 	"github.com/mmgate/mmgate/refworker"
 	"github.com/mmgate/mmgate/shm"
@@ -29,6 +30,9 @@ type workerFlags struct {
 	toolCall       string
 	tokenDelay     time.Duration
 	maxMessageSize int
+	tlsCert        string
+	tlsKey         string
+	tlsClientCA    string
 }
 
 func (w *workerFlags) register(fs *flag.FlagSet) {
@@ -42,6 +46,14 @@ func (w *workerFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&w.toolCall, "reply-tool-call", "", "answer every request with this text (e.g. a <tool_call> block) instead of the description")
 	fs.DurationVar(&w.tokenDelay, "token-delay", 0, "pause between streamed tokens (tests of cancellation)")
 	fs.IntVar(&w.maxMessageSize, "max-message-size", 256<<20, "gRPC max message size in bytes")
+}
+
+// registerTLS adds the TLS flags of `mmgate worker` (the embedded worker
+// listens on a private unix socket and has none).
+func (w *workerFlags) registerTLS(fs *flag.FlagSet) {
+	fs.StringVar(&w.tlsCert, "tls-cert", "", "PEM certificate (chain): serve gRPC over TLS (gateways use grpcs://)")
+	fs.StringVar(&w.tlsKey, "tls-key", "", "PEM private key for --tls-cert")
+	fs.StringVar(&w.tlsClientCA, "tls-client-ca", "", "PEM CA certificates: require client certificates signed by them (mutual TLS)")
 }
 
 // build loads the tokenizer and returns the worker and its shm reader.
@@ -76,14 +88,23 @@ func (w *workerFlags) build(log *slog.Logger) (*refworker.Server, *shm.Reader, e
 	return srv, reader, nil
 }
 
-func (w *workerFlags) grpcServer() *grpc.Server {
-	return grpc.NewServer(grpc.MaxRecvMsgSize(w.maxMessageSize), grpc.MaxSendMsgSize(w.maxMessageSize))
+func (w *workerFlags) grpcServer() (*grpc.Server, error) {
+	opts := []grpc.ServerOption{grpc.MaxRecvMsgSize(w.maxMessageSize), grpc.MaxSendMsgSize(w.maxMessageSize)}
+	cfg, err := grpcServerTLS(w.tlsCert, w.tlsKey, w.tlsClientCA)
+	if err != nil {
+		return nil, err
+	}
+	if cfg != nil {
+		opts = append(opts, grpc.Creds(credentials.NewTLS(cfg)))
+	}
+	return grpc.NewServer(opts...), nil
 }
 
 func runWorker(ctx context.Context, s *stdio, args []string) int {
 	fs := newFlagSet(s, "worker", "worker --model MODEL_DIR [--listen HOST:PORT|unix:///PATH] [flags]")
 	var w workerFlags
 	w.register(fs)
+	w.registerTLS(fs)
 	fs.String("config", "", "configuration file (YAML or JSON)")
 	lf := addLogFlags(fs)
 	rest, err := parseFlags(fs, args, os.LookupEnv)
@@ -107,6 +128,11 @@ func runWorker(ctx context.Context, s *stdio, args []string) int {
 		fmt.Fprintln(s.err, "mmgate worker:", err)
 		return 2
 	}
+	g, err := w.grpcServer()
+	if err != nil {
+		fmt.Fprintln(s.err, "mmgate worker:", err)
+		return 2
+	}
 	srv, reader, err := w.build(log)
 	if err != nil {
 		log.Error("worker: cannot start", "err", err)
@@ -118,9 +144,8 @@ func runWorker(ctx context.Context, s *stdio, args []string) int {
 		log.Error("worker: cannot listen", "err", err)
 		return 1
 	}
-	g := w.grpcServer()
 	srv.Register(g)
-	log.Info("reference worker serving", "listen", w.listen, "model", w.model, "served_model_name", srv.ServedModelName(),
+	log.Info("reference worker serving", "listen", w.listen, "tls", w.tlsCert != "", "mtls", w.tlsClientCA != "", "model", w.model, "served_model_name", srv.ServedModelName(),
 		"fingerprint", w.fingerprint, "shm_dir", w.shmDir, "shm_namespace_id", reader.NamespaceID(), "max_message_size", w.maxMessageSize)
 	errc := make(chan error, 1)
 	go func() { errc <- g.Serve(lis) }()

@@ -6,6 +6,7 @@ import (
 	"os"
 	"runtime"
 	"runtime/debug"
+	"sync"
 
 	"github.com/mmgate/mmgate/imaging"
 	"github.com/mmgate/mmgate/imaging/resample"
@@ -13,12 +14,14 @@ import (
 	"github.com/mmgate/mmgate/vision"
 )
 
-// This file answers: how does `mmgate preprocess` keep its memory cheap? Peak
-// memory stays close to the tensor it produces, and page faults few. Once an image has been resized, the decoded
-// image and the resampler's intermediate rows are garbage, but the Go heap
-// would keep their pages until a later collection — while the float32 tensor,
-// eight times the resized image, is being written. For large outputs the
-// resizer below hands those pages back to the OS before the tensor is filled.
+// This file answers: how does `mmgate preprocess` keep memory cheap? Peak
+// memory stays close to the tensor it produces, and page faults are few.
+//
+// Once an image has been resized, the decoded image and the resampler's
+// intermediate rows are garbage, but the Go heap would keep their pages until
+// a later collection — while the float32 tensor, eight times the resized
+// image, is being written. For large outputs the resizer below hands those
+// pages back to the OS before the tensor is filled.
 
 // releaseMinBytes is the resized-image size from which memory is released:
 // 8 MiB of RGB becomes a float32 tensor of 64 MiB or more.
@@ -83,9 +86,18 @@ func warmHeap(n int) {
 		off = hugePage - r
 	}
 	adviseHugePages(b[off : off+n/hugePage*hugePage])
-	for i := 0; i < len(b); i += 4096 {
-		b[i] = 0
+	// Touch it from every core: the kernel zeroes the pages in parallel.
+	parts := runtime.GOMAXPROCS(0)
+	step := (len(b)/parts + hugePage - 1) / hugePage * hugePage
+	var wg sync.WaitGroup
+	for lo := 0; lo < len(b); lo += step {
+		wg.Go(func() {
+			for i := lo; i < min(lo+step, len(b)); i += 4096 {
+				b[i] = 0
+			}
+		})
 	}
+	wg.Wait()
 	b = nil
 	runtime.GC()
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -8,6 +9,7 @@ import (
 
 	"github.com/mmgate/mmgate/chattemplate"
 	"github.com/mmgate/mmgate/media"
+	"github.com/mmgate/mmgate/media/fetch"
 	"github.com/mmgate/mmgate/prompt"
 	"github.com/mmgate/mmgate/tokenizer"
 	"github.com/mmgate/mmgate/vision"
@@ -24,6 +26,7 @@ type renderModel struct {
 	specials  *prompt.Specials
 	proc      vision.Processor
 	decoder   *media.Decoder
+	fetcher   *fetch.Fetcher
 	order     prompt.MediaOrder
 }
 
@@ -52,7 +55,12 @@ func loadRenderModel(dir string, order prompt.MediaOrder) (*renderModel, error) 
 	if err != nil {
 		return nil, err
 	}
-	return &renderModel{templates: set, tok: tok, specials: sp, proc: proc, decoder: dec, order: order}, nil
+	// Only data: URLs: render measures media from bytes it was given.
+	fetcher, err := fetch.New(fetch.Policy{Schemes: []string{"data"}}, fetch.Options{})
+	if err != nil {
+		return nil, err
+	}
+	return &renderModel{templates: set, tok: tok, specials: sp, proc: proc, decoder: dec, fetcher: fetcher, order: order}, nil
 }
 
 type renderPlaceholder struct {
@@ -99,14 +107,14 @@ func (m *renderModel) render(body []byte) (*renderOutput, error) {
 		if it.Modality != prompt.Image {
 			return nil, fmt.Errorf("%s: %s input is not supported by render", it.Param, it.Modality)
 		}
-		data, _, inline, err := it.Bytes()
-		if err != nil {
-			return nil, err
-		}
-		if !inline {
+		if it.Scheme() != "data" {
 			return nil, fmt.Errorf("%s: %s URL: %w", it.Param, it.Scheme(), errNoFetch)
 		}
-		h, err := m.decoder.Probe(data)
+		md, err := m.fetcher.Fetch(context.Background(), it.URL)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", it.Param, err)
+		}
+		h, err := m.decoder.Probe(md.Bytes)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", it.Param, err)
 		}

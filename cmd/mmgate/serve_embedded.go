@@ -31,7 +31,12 @@ func startEmbeddedWorker(ctx context.Context, modelDir, dir string, f *serveFlag
 		reader.Close()
 		return nil, "", err
 	}
-	g := w.grpcServer()
+	g, err := w.grpcServer()
+	if err != nil {
+		reader.Close()
+		lis.Close()
+		return nil, "", err
+	}
 	srv.Register(g)
 	go g.Serve(lis)
 	log.Info("embedded reference worker started", "socket", sock, "model", modelDir, "served_model_name", srv.ServedModelName(), "fingerprint", f.embeddedFP)
@@ -50,7 +55,7 @@ func startEmbeddedWorker(ctx context.Context, modelDir, dir string, f *serveFlag
 
 // printCurlExample writes a small sample picture into dir and prints, on
 // stderr, a curl command that sends it to the gateway.
-func printCurlExample(s *stdio, listenAddr, dir string) {
+func printCurlExample(s *stdio, listenAddr, dir string, https bool) {
 	path := filepath.Join(dir, "sample.jpg")
 	if err := writeSample(path); err != nil {
 		return
@@ -59,10 +64,14 @@ func printCurlExample(s *stdio, listenAddr, dir string) {
 	if strings.HasPrefix(host, "0.0.0.0:") || strings.HasPrefix(host, ":") {
 		host = "127.0.0.1:" + host[strings.LastIndexByte(host, ':')+1:]
 	}
+	scheme := "http"
+	if https {
+		scheme = "https"
+	}
 	fmt.Fprintf(s.err, `
 mmgate is serving the demo model with its embedded reference worker. Try:
 
-  curl -s http://%s/v1/chat/completions -H 'Content-Type: application/json' \
+  curl -s %s://%s/v1/chat/completions -H 'Content-Type: application/json' \
     -d '{"model": "qwen3-vl", "max_tokens": 200, "messages": [{"role": "user", "content": [
           {"type": "image_url", "image_url": {"url": "data:image/jpeg;base64,'"$(base64 -w0 %s)"'"}},
           {"type": "text", "text": "Describe this image."}]}]}'
@@ -70,7 +79,7 @@ mmgate is serving the demo model with its embedded reference worker. Try:
 The worker answers with what it received: the image's grid, dtype, transport (inline or
 shm) and a fingerprint of its pixel_values, which `+"`mmgate preprocess --model qwen3-vl --dtype bfloat16 --hash %s`"+` reproduces.
 
-`, host, path, path)
+`, scheme, host, path, path)
 }
 
 // writeSample draws a 320×240 picture (colour bars over a gradient) as JPEG.

@@ -20,6 +20,7 @@ const (
 	DefaultMaxTokens      = 128
 	DefaultText           = "Describe this image."
 	DefaultProbeText      = "Say hello."
+	DefaultProbeInterval  = 100 * time.Millisecond
 	DefaultRequestTimeout = 2 * time.Minute
 )
 
@@ -57,6 +58,11 @@ type Options struct {
 	ProbeText string
 	// NoProbe disables the text-only probe stream.
 	NoProbe bool
+	// ProbeInterval paces the probe: one text request starts every
+	// interval (or when the previous one ends, if later), a steady light
+	// text load beside the images. Zero means DefaultProbeInterval; a
+	// negative value sends probes back to back.
+	ProbeInterval time.Duration
 	// AllowRemote lets URL name a host that is not loopback.
 	AllowRemote bool
 	// RequestTimeout bounds each request (default 2m).
@@ -71,6 +77,9 @@ type Options struct {
 }
 
 func (o *Options) setDefaults() {
+	if o.ProbeInterval == 0 {
+		o.ProbeInterval = DefaultProbeInterval
+	}
 	if o.Concurrency == 0 {
 		o.Concurrency = DefaultConcurrency
 	}

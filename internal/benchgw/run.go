@@ -26,12 +26,12 @@ type Runner struct {
 // New validates opts, builds every request body and the HTTP client.
 func New(opts Options) (*Runner, error) {
 	if err := opts.validate(); err != nil {
-		return nil, fmt.Errorf("bench gateway: %w", err)
+		return nil, fmt.Errorf("options: %w", err)
 	}
 	opts.setDefaults()
 	ep, err := parseEndpoint(opts.URL, opts.AllowRemote)
 	if err != nil {
-		return nil, fmt.Errorf("bench gateway: %w", err)
+		return nil, fmt.Errorf("options: %w", err)
 	}
 	r := &Runner{opts: opts, ep: ep, client: opts.Client}
 	if r.client == nil {
@@ -46,7 +46,7 @@ func New(opts Options) (*Runner, error) {
 			}}},
 		})
 		if err != nil {
-			return nil, fmt.Errorf("bench gateway: %w", err)
+			return nil, fmt.Errorf("request body: %w", err)
 		}
 		r.bodies = append(r.bodies, b)
 	}
@@ -55,7 +55,7 @@ func New(opts Options) (*Runner, error) {
 		Messages: []message{{Role: "user", Content: opts.ProbeText}},
 	})
 	if err != nil {
-		return nil, fmt.Errorf("bench gateway: %w", err)
+		return nil, fmt.Errorf("request body: %w", err)
 	}
 	return r, nil
 }
@@ -258,13 +258,29 @@ func (r *Runner) Run(ctx context.Context) (*Report, error) {
 		probeWG.Add(1)
 		go func() {
 			defer probeWG.Done()
+			next := time.Now()
 			for {
+				if wait := time.Until(next); wait > 0 {
+					t := time.NewTimer(wait)
+					select {
+					case <-imagesDone:
+						t.Stop()
+						return
+					case <-t.C:
+					}
+				}
 				select {
 				case <-imagesDone:
 					return
 				default:
 				}
+				if o.ProbeInterval > 0 {
+					next = time.Now().Add(o.ProbeInterval)
+				}
 				res := r.do(ctx, r.probe, true)
+				if ctx.Err() != nil {
+					return
+				}
 				select {
 				case <-imagesDone:
 					// A probe that ended after the image load is not
@@ -299,7 +315,7 @@ func (r *Runner) Run(ctx context.Context) (*Report, error) {
 	mu.Lock()
 	defer mu.Unlock()
 	if len(results) == 0 && ctx.Err() != nil {
-		return nil, fmt.Errorf("bench gateway: %w", ctx.Err())
+		return nil, fmt.Errorf("run: %w", ctx.Err())
 	}
 	rep := r.report(results, probes, wall, stopBy)
 	if merr != nil {

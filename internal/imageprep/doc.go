@@ -14,6 +14,10 @@
 // testdata/photos/golden.json pins the expected hashes; the golden test
 // tolerates no difference.
 //
+// Plan gives the same plan (grid, tokens, tensor shape) from the headers
+// alone, so that prompts and destination buffers can be sized before any
+// pixel is decoded.
+//
 // A Preprocessor is safe for concurrent use. It bounds how many images are
 // decoded and processed at the same time (Options.Concurrency); each
 // processing call may itself fan out over several goroutines (see the

@@ -13,6 +13,7 @@ import (
 
 	"github.com/mmgate/mmgate/imaging"
 	"github.com/mmgate/mmgate/imaging/resample"
+	"github.com/mmgate/mmgate/media"
 	"github.com/mmgate/mmgate/tensor"
 	"github.com/mmgate/mmgate/vision"
 	"github.com/mmgate/mmgate/vision/qwenvl"
@@ -26,6 +27,14 @@ type goldenDoc struct {
 	Versions map[string]string         `json:"versions"`
 	RawOver  map[string]map[string]int `json:"overrides"`
 	Files    []goldenFile              `json:"files"`
+	// Background cases: transparent files on a non-white background.
+	Background []struct {
+		File          string   `json:"file"`
+		Preset        string   `json:"preset"`
+		Background    [3]uint8 `json:"background"`
+		DecodedSHA256 string   `json:"decoded_sha256"`
+		SHA256        string   `json:"sha256"`
+	} `json:"background_cases"`
 }
 
 type goldenFile struct {
@@ -266,6 +275,48 @@ func TestGoldenPlanFromHeaders(t *testing.T) {
 				t.Errorf("%s: planned grid %v tokens %d shape %v, want %v %d %v", name,
 					plan.GridTHW(), plan.Tokens, plan.Shape(), gc.GridTHW, gc.Tokens, gc.Shape)
 			}
+		}
+	}
+}
+
+// Transparent images composited on a non-white background.
+func TestGoldenBackground(t *testing.T) {
+	doc := loadGolden(t)
+	if len(doc.Background) == 0 {
+		t.Fatal("golden.json has no background cases")
+	}
+	ctx := context.Background()
+	for _, bc := range doc.Background {
+		bg := bc.Background
+		d, err := media.New(media.Options{Background: &bg})
+		if err != nil {
+			t.Fatal(err)
+		}
+		proc, err := qwenvl.Load(bc.Preset)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := New(Options{Decoder: MediaDecoder(d), Processor: proc})
+		if err != nil {
+			t.Fatal(err)
+		}
+		data, err := os.ReadFile(filepath.Join(corpusDir, filepath.FromSlash(bc.File)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		dec, err := p.dec.DecodeRGB(ctx, data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := hexSum(dec.RGB.Pix); got != bc.DecodedSHA256 {
+			t.Errorf("%s on %v: decoded sha256 %s, want %s", bc.File, bg, got, bc.DecodedSHA256)
+		}
+		res, err := p.Image(ctx, Request{Data: data})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := hexSum(res.Data); got != bc.SHA256 {
+			t.Errorf("%s on %v: pixel_values sha256 %s, want %s", bc.File, bg, got, bc.SHA256)
 		}
 	}
 }

@@ -17,6 +17,11 @@ type cached struct {
 
 // tensorCache is an LRU of preprocessed tensors under a byte budget. It is
 // safe for concurrent use.
+//
+// Admission: a tensor is stored the second time its key is seen (a small
+// bounded record of keys seen once is kept), so that a stream of distinct
+// images costs no copies into the cache; repeated images are cached from
+// their second request on.
 type tensorCache struct {
 	budget int64
 
@@ -24,7 +29,12 @@ type tensorCache struct {
 	used  int64
 	ll    *list.List
 	items map[string]*list.Element
+	seen  map[string]struct{} // keys missed once, not stored
+	order []string            // seen, oldest first (bounded)
 }
+
+// seenKeys bounds the record of keys seen once.
+const seenKeys = 4096
 
 type cacheEntry struct {
 	key string
@@ -32,7 +42,7 @@ type cacheEntry struct {
 }
 
 func newTensorCache(budget int64) *tensorCache {
-	return &tensorCache{budget: budget, ll: list.New(), items: map[string]*list.Element{}}
+	return &tensorCache{budget: budget, ll: list.New(), items: map[string]*list.Element{}, seen: map[string]struct{}{}}
 }
 
 // get returns the entry for key and marks it recently used.
@@ -48,6 +58,27 @@ func (c *tensorCache) get(key string) (cached, bool) {
 	}
 	c.ll.MoveToFront(e)
 	return e.Value.(*cacheEntry).val, true
+}
+
+// admit records a miss for key and reports whether the tensor should be
+// stored (the key was missed before).
+func (c *tensorCache) admit(key string) bool {
+	if c == nil || c.budget <= 0 {
+		return false
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if _, ok := c.seen[key]; ok {
+		delete(c.seen, key)
+		return true
+	}
+	if len(c.order) >= seenKeys {
+		delete(c.seen, c.order[0])
+		c.order = c.order[1:]
+	}
+	c.seen[key] = struct{}{}
+	c.order = append(c.order, key)
+	return false
 }
 
 // put stores val (which the cache now owns) unless it alone is over the

@@ -98,40 +98,20 @@ func (p *Pipeline) prepareOne(ctx context.Context, a *Assets, item prompt.MediaI
 	times.add("fetch", d)
 	p.m.stage.WithLabelValues("fetch").Observe(d.Seconds())
 
-	pr := prepared{modality: item.Modality, hash: prompt.ContentHash(m.Bytes)}
-	key := hex.EncodeToString(pr.hash[:]) + "|" + a.ProcessorKey + "|" + strconv.Itoa(ov.MinPixels) + "|" + strconv.Itoa(ov.MaxPixels) + "|" + dt.String()
-
-	var buf *shm.Buffer
-	if c, ok := p.cache.get(key); ok {
-		p.m.cacheHits.Inc()
-		b, err := batch.Place(route, len(c.data), "image")
-		if err != nil {
-			return prepared{}, err
+	var (
+		pr  prepared
+		buf *shm.Buffer
+	)
+	work := func() { pr, buf, err = p.preprocess(ctx, a, item, m.Bytes, dt, route, batch, ov, times) }
+	if p.opts.Heavy != nil {
+		if rerr := p.opts.Heavy.Run(ctx, work); rerr != nil {
+			return prepared{}, rerr
 		}
-		copy(b.Bytes(), c.data)
-		buf, pr.plan = b, c.plan
 	} else {
-		p.m.cacheMiss.Inc()
-		res, err := a.Prep.Image(ctx, imageprep.Request{
-			Data: m.Bytes, Overrides: ov, DType: dt,
-			Alloc: func(n int) ([]byte, error) {
-				b, err := batch.Place(route, n, "image")
-				if err != nil {
-					return nil, err
-				}
-				buf = b
-				return b.Bytes(), nil
-			},
-		})
-		if err != nil {
-			return prepared{}, fmt.Errorf("%s: %w", item.Param, err)
-		}
-		pr.plan = res.Plan
-		for stage, d := range map[string]time.Duration{"decode": res.Timings.Decode, "resize": res.Timings.Resize, "normalize_patchify": res.Timings.NormalizePatchify} {
-			times.add(stage, d)
-			p.m.stage.WithLabelValues(stage).Observe(d.Seconds())
-		}
-		p.cache.put(key, cached{plan: res.Plan, data: append([]byte(nil), buf.Bytes()...)})
+		work()
+	}
+	if err != nil {
+		return prepared{}, err
 	}
 	td, err := buf.TensorData(dt, pr.plan.Shape())
 	if err != nil {
@@ -139,6 +119,49 @@ func (p *Pipeline) prepareOne(ctx context.Context, a *Assets, item prompt.MediaI
 	}
 	pr.encoder, pr.path = td, buf.Path()
 	return pr, nil
+}
+
+// preprocess hashes one item's bytes and fills its destination, from the
+// cache or by decoding and processing them.
+func (p *Pipeline) preprocess(ctx context.Context, a *Assets, item prompt.MediaItem, data []byte, dt tensor.DType, route shm.Route, batch *shm.Batch, ov vision.Overrides, times *stageTimes) (prepared, *shm.Buffer, error) {
+	pr := prepared{modality: item.Modality, hash: prompt.ContentHash(data)}
+	key := hex.EncodeToString(pr.hash[:]) + "|" + a.ProcessorKey + "|" + strconv.Itoa(ov.MinPixels) + "|" + strconv.Itoa(ov.MaxPixels) + "|" + dt.String()
+
+	var buf *shm.Buffer
+	if c, ok := p.cache.get(key); ok {
+		p.m.cacheHits.Inc()
+		b, err := batch.Place(route, len(c.data), "image")
+		if err != nil {
+			return prepared{}, nil, err
+		}
+		copy(b.Bytes(), c.data)
+		pr.plan = c.plan
+		return pr, b, nil
+	}
+	p.m.cacheMiss.Inc()
+	res, err := a.Prep.Image(ctx, imageprep.Request{
+		Data: data, Overrides: ov, DType: dt,
+		Alloc: func(n int) ([]byte, error) {
+			b, err := batch.Place(route, n, "image")
+			if err != nil {
+				return nil, err
+			}
+			buf = b
+			return b.Bytes(), nil
+		},
+	})
+	if err != nil {
+		return prepared{}, nil, fmt.Errorf("%s: %w", item.Param, err)
+	}
+	pr.plan = res.Plan
+	for stage, d := range map[string]time.Duration{"decode": res.Timings.Decode, "resize": res.Timings.Resize, "normalize_patchify": res.Timings.NormalizePatchify} {
+		times.add(stage, d)
+		p.m.stage.WithLabelValues(stage).Observe(d.Seconds())
+	}
+	if p.cache.admit(key) {
+		p.cache.put(key, cached{plan: res.Plan, data: append([]byte(nil), buf.Bytes()...)})
+	}
+	return pr, buf, nil
 }
 
 // gridTensor is the int64 [1, 3] grid_thw side tensor, inline.

@@ -13,6 +13,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/mmgate/mmgate/engine"
+	"github.com/mmgate/mmgate/internal/cpupool"
 	"github.com/mmgate/mmgate/internal/imageprep"
 	"github.com/mmgate/mmgate/internal/server"
 	"github.com/mmgate/mmgate/media/fetch"
@@ -39,6 +40,11 @@ type Options struct {
 	// CPU bounds decode+preprocess work in parallel across all requests
 	// (default GOMAXPROCS).
 	CPU int
+	// Heavy, when set, runs each media item's CPU work (hashing, decode,
+	// resize, patchify) on its low-priority threads, one item per slot, so
+	// that text requests are not queued behind image work; each item then
+	// uses one thread.
+	Heavy *cpupool.Pool
 	// MediaOrder is the default for requests that set none.
 	MediaOrder prompt.MediaOrder
 	// MaxMediaItems per request (default 16).
@@ -129,7 +135,11 @@ func (p *Pipeline) assetsFor(ctx context.Context, model string) (*Assets, error)
 				return
 			}
 		}
-		slot.a, slot.err = LoadAssets(dir, p.opts.Decoder, p.opts.CPU, 0)
+		workers := 0
+		if p.opts.Heavy != nil {
+			workers = 1
+		}
+		slot.a, slot.err = LoadAssets(dir, p.opts.Decoder, p.opts.CPU, workers)
 		if slot.err == nil {
 			p.log.Info("model files loaded", "model", model, "dir", dir)
 		}

@@ -47,16 +47,16 @@ type Generation interface {
 // Event is a piece of one choice's output.
 type Event struct {
 	Index            int
-	Text             string       // new content text
-	Reasoning        string       // new reasoning text (models with <think>)
-	ToolCalls        []ToolCall   // tool calls, complete or as deltas
-	Logprobs         []Logprob    // for the tokens behind Text
-	FinishReason     string       // set when this choice is done
-	CompletionTokens int          // running count for this choice
-	CachedTokens     int          // prompt tokens served from the worker's cache
-	Final            bool         // the choice is done (FinishReason set)
-	Usage            *Usage       // set once, on the last event of the request
-	Raw              []uint32     // the token ids behind Text (for logprobs mapping)
+	Text             string     // new content text
+	Reasoning        string     // new reasoning text (models with <think>)
+	ToolCalls        []ToolCall // tool calls, complete or as deltas
+	Logprobs         []Logprob  // for the tokens behind Text
+	FinishReason     string     // set when this choice is done
+	CompletionTokens int        // running count for this choice
+	CachedTokens     int        // prompt tokens served from the worker's cache
+	Final            bool       // the choice is done (FinishReason set)
+	Usage            *Usage     // set once, on the last event of the request
+	Raw              []uint32   // the token ids behind Text (for logprobs mapping)
 	_                struct{}
 }
 

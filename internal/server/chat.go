@@ -27,7 +27,7 @@ func (s *Server) chatCompletions(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, apierr.New(http.StatusBadRequest, apierr.TypeInvalidRequest, "invalid_request_error", "reading the body: "+err.Error(), ""))
 		return
 	}
-	req, err := prompt.Parse(body)
+	req, err := s.parse(r.Context(), body)
 	if err != nil {
 		s.writeError(w, r, s.classify(err))
 		return
@@ -138,6 +138,11 @@ func (s *Server) streamChat(w http.ResponseWriter, r *http.Request, req *prompt.
 			break
 		}
 		if err != nil {
+			if s.cutByShutdown(r) {
+				sse.event(apierrBody(errShuttingDown()))
+				sse.done()
+				return
+			}
 			if r.Context().Err() != nil {
 				return // the client is gone
 			}
@@ -250,4 +255,24 @@ func mergeToolCalls(calls, deltas []ToolCall) []ToolCall {
 		calls[i].Arguments += d.Arguments
 	}
 	return calls
+}
+
+// heavyBody is the body size from which parsing runs on the heavy pool.
+const heavyBody = 64 << 10
+
+// parse parses a chat request; large bodies (media inline) are parsed on
+// the heavy pool when there is one, so that they do not hold up small
+// requests.
+func (s *Server) parse(ctx context.Context, body []byte) (*prompt.Request, error) {
+	if s.opts.Heavy == nil || len(body) < heavyBody {
+		return prompt.Parse(body)
+	}
+	var (
+		req *prompt.Request
+		err error
+	)
+	if rerr := s.opts.Heavy(ctx, func() { req, err = prompt.Parse(body) }); rerr != nil {
+		return nil, rerr
+	}
+	return req, err
 }

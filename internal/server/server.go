@@ -8,6 +8,8 @@ import (
 	"log/slog"
 	"net/http"
 	"strconv"
+	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -32,6 +34,15 @@ type Options struct {
 	Logger   *slog.Logger
 	// Now is the clock for "created" fields (nil: time.Now).
 	Now func() time.Time
+	// Heavy, when set, runs CPU-heavy work (parsing bodies of 64 KiB and
+	// more) off the latency-sensitive threads (see package cpupool).
+	Heavy func(ctx context.Context, f func()) error
+	// APIKeys, when not empty, are the keys accepted in
+	// `Authorization: Bearer <key>` on every /v1/ route (401 otherwise).
+	// /health and /health/ready never need one.
+	APIKeys []string
+	// MetricsAuth makes /metrics require an API key too.
+	MetricsAuth bool
 }
 
 // Server is the HTTP handler.
@@ -41,6 +52,24 @@ type Server struct {
 	inflight chan struct{}
 	metrics  *httpMetrics
 	log      *slog.Logger
+	keys     *keyring
+	draining atomic.Bool
+}
+
+// Drain marks the server as shutting down. Requests whose context ends
+// from then on were cut by the shutdown, not by their client: they get a
+// 503 (or, once streaming, an error event and [DONE]) instead of nothing.
+func (s *Server) Drain() { s.draining.Store(true) }
+
+// cutByShutdown reports whether r ended because the server is shutting
+// down.
+func (s *Server) cutByShutdown(r *http.Request) bool {
+	return s.draining.Load() && r.Context().Err() != nil
+}
+
+// errShuttingDown is the error for requests cut by a shutdown.
+func errShuttingDown() *apierr.Error {
+	return apierr.New(http.StatusServiceUnavailable, "unavailable", "shutting_down", "the server is shutting down; the request was cut", "")
 }
 
 // New builds the routes.
@@ -67,13 +96,19 @@ func New(o Options) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{opts: o, mux: http.NewServeMux(), inflight: make(chan struct{}, o.MaxInFlight), metrics: m, log: o.Logger}
+	s := &Server{opts: o, mux: http.NewServeMux(), inflight: make(chan struct{}, o.MaxInFlight), metrics: m, log: o.Logger, keys: newKeyring(o.APIKeys)}
 	s.mux.Handle("POST /v1/chat/completions", s.api("/v1/chat/completions", s.chatCompletions))
+	s.mux.Handle("POST /v1/completions", s.api("/v1/completions", s.completions))
 	s.mux.Handle("GET /v1/models", s.api("/v1/models", s.models))
 	s.mux.Handle("GET /health", s.plain("/health", s.health))
 	s.mux.Handle("GET /health/ready", s.plain("/health/ready", s.ready))
-	s.mux.Handle("GET /metrics", promhttp.HandlerFor(o.Registry, promhttp.HandlerOpts{}))
-	s.mux.Handle("/", s.plain("other", func(w http.ResponseWriter, r *http.Request) {
+	metricsHandler := promhttp.HandlerFor(o.Registry, promhttp.HandlerOpts{})
+	if o.MetricsAuth && s.keys.enabled() {
+		s.mux.Handle("GET /metrics", s.wrap("/metrics", routeAuth, metricsHandler.ServeHTTP))
+	} else {
+		s.mux.Handle("GET /metrics", metricsHandler)
+	}
+	s.mux.Handle("/", s.wrap("other", routeAuthV1, func(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, apierr.New(http.StatusNotFound, apierr.TypeInvalidRequest, "not_found", "no route for "+r.Method+" "+r.URL.Path, ""))
 	}))
 	return s, nil
@@ -159,18 +194,28 @@ func (w *statusWriter) Flush() {
 
 func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
-// api wraps an API route: request id, the in-flight limit (429 at once),
-// metrics and the access log.
+// routeFlags say what wrap enforces on a route.
+type routeFlags int
+
+const (
+	routeLimited routeFlags = 1 << iota // subject to the in-flight limit
+	routeAuth                           // needs an API key when keys are configured
+	routeAuthV1                         // needs one when the path is under /v1/
+)
+
+// api wraps an API route: request id, API key, the in-flight limit (429 at
+// once), metrics and the access log.
 func (s *Server) api(route string, h http.HandlerFunc) http.Handler {
-	return s.wrap(route, true, h)
+	return s.wrap(route, routeLimited|routeAuth, h)
 }
 
-// plain wraps a route that is not subject to the in-flight limit.
+// plain wraps a route that needs no key and is not subject to the in-flight
+// limit.
 func (s *Server) plain(route string, h http.HandlerFunc) http.Handler {
-	return s.wrap(route, false, h)
+	return s.wrap(route, 0, h)
 }
 
-func (s *Server) wrap(route string, limited bool, h http.HandlerFunc) http.Handler {
+func (s *Server) wrap(route string, flags routeFlags, h http.HandlerFunc) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		rec := &record{id: r.Header.Get("X-Request-Id"), route: route, start: time.Now()}
 		if !saneID(rec.id) {
@@ -178,8 +223,16 @@ func (s *Server) wrap(route string, limited bool, h http.HandlerFunc) http.Handl
 		}
 		w.Header().Set("X-Request-Id", rec.id)
 		sw := &statusWriter{ResponseWriter: w}
-		r = r.WithContext(context.WithValue(r.Context(), recordKey{}, rec))
-		if limited {
+		ctx := context.WithValue(r.Context(), recordKey{}, rec)
+		ctx = WithLogger(ctx, s.log.With("request_id", rec.id))
+		r = r.WithContext(ctx)
+		if flags&routeAuth != 0 || flags&routeAuthV1 != 0 && strings.HasPrefix(r.URL.Path, "/v1/") {
+			if !s.authorized(sw, r) {
+				s.finish(rec, sw)
+				return
+			}
+		}
+		if flags&routeLimited != 0 {
 			select {
 			case s.inflight <- struct{}{}:
 				defer func() { <-s.inflight }()
@@ -204,7 +257,7 @@ func (s *Server) finish(rec *record, sw *statusWriter) {
 	code := strconv.Itoa(rec.status)
 	s.metrics.requests.WithLabelValues(rec.route, code).Inc()
 	s.metrics.latency.WithLabelValues(rec.route, code).Observe(d.Seconds())
-	if rec.route == "/health" || rec.route == "/health/ready" {
+	if rec.route == "/health" || rec.route == "/health/ready" || rec.route == "/metrics" && rec.status == http.StatusOK {
 		return
 	}
 	attrs := []any{"request_id", rec.id, "route", rec.route, "status", rec.status, "duration_ms", ms(d)}
@@ -230,6 +283,9 @@ func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 
 // writeError writes the OpenAI error JSON with its status.
 func (s *Server) writeError(w http.ResponseWriter, r *http.Request, e *apierr.Error) {
+	if s.cutByShutdown(r) {
+		e = errShuttingDown()
+	}
 	if rec := recordOf(r); rec != nil {
 		rec.errMsg = e.Message
 	}

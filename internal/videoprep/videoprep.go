@@ -31,6 +31,12 @@ type Options struct {
 	// Workers bounds how many frames of one video are resized and
 	// patchified at the same time. 0 means GOMAXPROCS.
 	Workers int
+	// CountFirst always counts the frames with a decoding pass before
+	// planning. By default a container that declares its frame count (MP4,
+	// AVI) is planned from that count and decoded once, the decode counting
+	// the frames too; a differing count (or a plan the declared count makes
+	// fail) falls back to counting first. Both give the same result.
+	CountFirst bool
 }
 
 // Preprocessor runs the video pipeline. It is safe for concurrent use.
@@ -39,6 +45,7 @@ type Preprocessor struct {
 	proc    vision.VideoProcessor
 	sem     chan struct{}
 	workers int
+	count   bool
 }
 
 // New checks o and builds a Preprocessor.
@@ -54,7 +61,7 @@ func New(o Options) (*Preprocessor, error) {
 	if w == 0 {
 		w = runtime.GOMAXPROCS(0)
 	}
-	return &Preprocessor{dec: o.Decoder, proc: o.Processor, sem: make(chan struct{}, n), workers: w}, nil
+	return &Preprocessor{dec: o.Decoder, proc: o.Processor, sem: make(chan struct{}, n), workers: w, count: o.CountFirst}, nil
 }
 
 // Request is one video to preprocess.
@@ -63,6 +70,11 @@ type Request struct {
 	Overrides vision.VideoOverrides // per-request settings (zero: model defaults)
 	DType     tensor.DType          // output dtype; zero means Float32
 	Alloc     Allocator             // nil means imageprep.HeapAllocator
+	// Release, when not nil, is given back a buffer from Alloc that the
+	// call no longer needs (a plan from the container's declared frame
+	// count that the decode proved wrong). The buffer in a returned Result
+	// is never released by the call.
+	Release func([]byte)
 }
 
 // Timings are the wall times of one call's stages; Resize and
@@ -146,12 +158,61 @@ func (p *Preprocessor) Video(ctx context.Context, req Request) (*Result, error) 
 	}
 	defer v.Close()
 	t0 := time.Now()
-	info, err := v.Probe(ctx)
+	info, err := v.Header(ctx)
 	if err != nil {
 		return nil, stageErr(StageDecode, err)
 	}
+	speculative := !p.count && info.DeclaredFrames > 0
+	if speculative {
+		info.Frames = info.DeclaredFrames
+	} else if info, err = v.Probe(ctx); err != nil {
+		return nil, stageErr(StageDecode, err)
+	}
+	var probeTime, decodeTime time.Duration
+	probeTime = time.Since(t0)
+	for {
+		res, err := p.run(ctx, v, info, req, dt, alloc)
+		if res != nil {
+			decodeTime += res.Timings.Decode
+			res.Timings.Probe, res.Timings.Decode = probeTime, decodeTime
+		}
+		if !speculative {
+			return res, err
+		}
+		// A plan from the declared count stands only if the decode counted
+		// as many frames. Otherwise count first and start again.
+		var decoded int
+		switch {
+		case err == nil:
+			return res, nil
+		case errors.Is(err, video.ErrFrameCount) && res != nil && res.Info.Frames > 0:
+			decoded = res.Info.Frames
+		case StageOf(err) == StagePlan:
+			t1 := time.Now()
+			ci, perr := v.Probe(ctx)
+			probeTime += time.Since(t1)
+			if perr != nil {
+				return nil, stageErr(StageDecode, perr)
+			}
+			if ci.Frames == info.Frames {
+				return res, err
+			}
+			decoded = ci.Frames
+		default:
+			return res, err
+		}
+		if res != nil && res.Data != nil && req.Release != nil {
+			req.Release(res.Data)
+		}
+		speculative = false
+		info.Frames = decoded
+	}
+}
+
+// run plans info, allocates, and decodes and processes the sampled frames.
+// On ErrFrameCount, the returned Result's Info.Frames is the decoded count.
+func (p *Preprocessor) run(ctx context.Context, v *video.Video, info video.Info, req Request, dt tensor.DType, alloc Allocator) (*Result, error) {
 	res := &Result{Info: info, DType: dt}
-	res.Timings.Probe = time.Since(t0)
 	plan, err := p.proc.PlanVideo(videoInfo(info), req.Overrides)
 	if err != nil {
 		return nil, stageErr(StagePlan, err)
@@ -170,10 +231,10 @@ func (p *Preprocessor) Video(ctx context.Context, req Request) (*Result, error) 
 	if err != nil {
 		return res, stageErr(StageProcess, err)
 	}
-	t0 = time.Now()
+	t0 := time.Now()
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(p.workers)
-	derr := v.Frames(gctx, info, plan.Indices, func(k int, f *imaging.RGB) error {
+	decoded, derr := v.Decode(gctx, info, plan.Indices, func(k int, f *imaging.RGB) error {
 		if err := gctx.Err(); err != nil {
 			return err
 		}
@@ -182,6 +243,10 @@ func (p *Preprocessor) Video(ctx context.Context, req Request) (*Result, error) 
 	})
 	perr := g.Wait()
 	res.Timings.Decode = time.Since(t0)
+	if errors.Is(derr, video.ErrFrameCount) && ctx.Err() == nil {
+		res.Info.Frames = decoded
+		return res, stageErr(StageDecode, derr)
+	}
 	if derr != nil || perr != nil {
 		if err := ctx.Err(); err != nil {
 			return res, err

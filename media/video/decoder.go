@@ -118,15 +118,30 @@ func (v *Video) Close() error {
 // Container is the sniffed container (the demuxer FFmpeg is forced to use).
 func (v *Video) Container() string { return v.container }
 
-// Probe reads the headers, checks the limits, then decodes every frame of the
-// first video stream to count them. The returned Info is complete.
-func (v *Video) Probe(ctx context.Context) (Info, error) {
+// Header reads the headers only and checks the limits: everything but
+// Frames (0) is set, and DeclaredFrames when the container has a count.
+func (v *Video) Header(ctx context.Context) (Info, error) {
 	head, err := v.probe(ctx, false)
 	if err != nil {
 		return Info{}, fmt.Errorf("video: probe: %w", err)
 	}
-	if err := v.checkLimits(head); err != nil {
+	head.Container = v.container
+	if head.Duration == 0 && head.DeclaredFrames > 0 && head.FPS > 0 {
+		head.Duration = float64(head.DeclaredFrames) / head.FPS
+	}
+	lim := head
+	lim.Frames = head.DeclaredFrames
+	if err := v.checkLimits(lim); err != nil {
 		return Info{}, fmt.Errorf("video: probe: %w", err)
+	}
+	return head, nil
+}
+
+// Probe reads the headers, checks the limits, then decodes every frame of the
+// first video stream to count them. The returned Info is complete.
+func (v *Video) Probe(ctx context.Context) (Info, error) {
+	if _, err := v.Header(ctx); err != nil {
+		return Info{}, err
 	}
 	counted, err := v.probe(ctx, true)
 	if err != nil {
@@ -164,7 +179,7 @@ func (v *Video) checkLimits(info Info) error {
 }
 
 func (v *Video) probe(ctx context.Context, count bool) (Info, error) {
-	args := []string{"-v", "error", "-hide_banner", "-f", v.container}
+	args := []string{"-v", "error", "-hide_banner", "-protocol_whitelist", "file", "-f", v.container}
 	if count {
 		args = append(args, "-count_frames")
 		if t := v.d.o.Threads; t > 0 {
@@ -173,7 +188,7 @@ func (v *Video) probe(ctx context.Context, count bool) (Info, error) {
 	}
 	args = append(args,
 		"-select_streams", "v:0",
-		"-show_entries", "stream=codec_name,codec_type,width,height,avg_frame_rate,r_frame_rate,duration,nb_read_frames:stream_side_data=side_data_type,rotation:stream_tags=rotate:format=duration",
+		"-show_entries", "stream=codec_name,codec_type,width,height,avg_frame_rate,r_frame_rate,duration,nb_frames,nb_read_frames:stream_side_data=side_data_type,rotation:stream_tags=rotate:format=duration",
 		"-of", "json", v.path)
 	out, err := v.run(ctx, v.d.o.FFprobe, args, nil)
 	if err != nil {
@@ -188,55 +203,85 @@ func (v *Video) probe(ctx context.Context, count bool) (Info, error) {
 type FrameFunc func(k int, frame *imaging.RGB) error
 
 // selectExpr is the select filter expression keeping the given sorted,
-// distinct frame indices.
+// distinct frame indices: runs of consecutive indices become between(),
+// combined in a balanced tree of sums (FFmpeg's expression parser fails on
+// a long flat sum).
 func selectExpr(indices []int) string {
-	b := make([]byte, 0, len(indices)*12+8)
-	b = append(b, "select='"...)
-	for i, n := range indices {
-		if i > 0 {
-			b = append(b, '+')
+	type run struct{ a, b int }
+	var runs []run
+	for _, n := range indices {
+		if len(runs) > 0 && runs[len(runs)-1].b == n-1 {
+			runs[len(runs)-1].b = n
+			continue
 		}
-		b = append(b, "eq(n\\,"...)
-		b = fmt.Appendf(b, "%d", n)
+		runs = append(runs, run{n, n})
+	}
+	var b []byte
+	var tree func(rs []run)
+	tree = func(rs []run) {
+		if len(rs) == 1 {
+			if r := rs[0]; r.a == r.b {
+				b = fmt.Appendf(b, "eq(n\\,%d)", r.a)
+			} else {
+				b = fmt.Appendf(b, "between(n\\,%d\\,%d)", r.a, r.b)
+			}
+			return
+		}
+		m := len(rs) / 2
+		b = append(b, '(')
+		tree(rs[:m])
+		b = append(b, '+')
+		tree(rs[m:])
 		b = append(b, ')')
 	}
+	b = append(b, "select='"...)
+	tree(runs)
 	return string(append(b, '\''))
 }
 
-// Frames decodes the stream and calls fn for each of the sampled source
-// frame indices, in order. indices must be sorted; repeated indices yield the
-// same frame again. info must come from this Video's Probe. Every frame is
-// decoded (codecs need their references) but only the sampled ones are
-// converted to rgb24. fn runs on the calling goroutine; an error from fn
-// stops decoding and is returned as is.
-func (v *Video) Frames(ctx context.Context, info Info, indices []int, fn FrameFunc) error {
-	if len(indices) == 0 {
-		return nil
-	}
+// Decode decodes the stream once and calls fn for each of the sampled source
+// frame indices, in order; it returns the number of frames decoded. Every
+// frame is decoded (codecs need their references), but only the sampled ones
+// are converted to rgb24. indices must be sorted and below info.Frames;
+// repeated indices yield the same frame again. fn runs on the calling
+// goroutine; an error from fn stops decoding and is returned as is.
+//
+// When the decoded count differs from info.Frames the error wraps
+// ErrFrameCount and the count is returned, so that a caller that planned
+// from Info.DeclaredFrames can plan again; fn may then have been called
+// for some frames, or for all of them.
+func (v *Video) Decode(ctx context.Context, info Info, indices []int, fn FrameFunc) (int, error) {
 	if len(indices) > v.d.o.MaxFrames {
-		return fmt.Errorf("video: frames: %d sampled frames, limit %d: %w", len(indices), v.d.o.MaxFrames, ErrTooLarge)
+		return 0, fmt.Errorf("video: decode: %d sampled frames, limit %d: %w", len(indices), v.d.o.MaxFrames, ErrTooLarge)
 	}
 	if err := v.checkLimits(info); err != nil {
-		return fmt.Errorf("video: frames: %w", err)
+		return 0, fmt.Errorf("video: decode: %w", err)
 	}
 	distinct := make([]int, 0, len(indices))
 	for i, n := range indices {
 		if n < 0 || n >= info.Frames || (i > 0 && n < indices[i-1]) {
-			return fmt.Errorf("video: frames: index %d at %d is out of order or outside [0, %d): %w", n, i, info.Frames, ErrUnsupported)
+			return 0, fmt.Errorf("video: decode: index %d at %d is out of order or outside [0, %d): %w", n, i, info.Frames, ErrUnsupported)
 		}
 		if i == 0 || n != indices[i-1] {
 			distinct = append(distinct, n)
 		}
 	}
-	args := []string{"-v", "error", "-hide_banner", "-nostdin"}
+	// One decode feeds two outputs: every frame to a null muxer, whose
+	// frame count the progress report gives, and the selected frames,
+	// converted to rgb24, to the pipe.
+	graph := "[0:v:0]split=2[all][sel]"
+	if len(distinct) < info.Frames {
+		graph += ";[sel]" + selectExpr(distinct) + "[out]"
+	} else {
+		graph = "[0:v:0]split=2[all][out]"
+	}
+	args := []string{"-v", "error", "-hide_banner", "-nostdin", "-stats_period", "100000", "-progress", "pipe:4"}
 	if t := v.d.o.Threads; t > 0 {
 		args = append(args, "-threads", fmt.Sprint(t))
 	}
-	args = append(args, "-f", v.container, "-i", v.path, "-map", "0:v:0")
-	if len(distinct) < info.Frames {
-		args = append(args, "-vf", selectExpr(distinct))
-	}
-	args = append(args, "-fps_mode", "passthrough", "-f", "rawvideo", "-pix_fmt", "rgb24", "pipe:1")
+	args = append(args, "-protocol_whitelist", "file", "-f", v.container, "-i", v.path, "-filter_complex", graph,
+		"-map", "[all]", "-fps_mode", "passthrough", "-f", "null", "-",
+		"-map", "[out]", "-fps_mode", "passthrough", "-f", "rawvideo", "-pix_fmt", "rgb24", "pipe:1")
 	frameBytes := info.Width * info.Height * 3
 	k := 0
 	consume := func(buf []byte, src int) error {
@@ -261,19 +306,22 @@ func (v *Video) Frames(ctx context.Context, info Info, indices []int, fn FrameFu
 		return nil
 	}
 	got := 0
-	err := v.stream(ctx, v.d.o.FFmpeg, args, frameBytes, func(buf []byte) error {
+	decoded, err := v.stream(ctx, v.d.o.FFmpeg, args, frameBytes, func(buf []byte) error {
 		if got >= len(distinct) {
-			return fmt.Errorf("video: frames: more frames than the %d selected: %w", len(distinct), ErrCorrupt)
+			return fmt.Errorf("video: decode: more frames than the %d selected: %w", len(distinct), ErrCorrupt)
 		}
 		src := distinct[got]
 		got++
 		return consume(buf, src)
 	})
 	if err != nil {
-		return err
+		return decoded, err
+	}
+	if decoded != info.Frames {
+		return decoded, fmt.Errorf("video: decode: %d frames decoded, %d expected: %w", decoded, info.Frames, ErrFrameCount)
 	}
 	if got != len(distinct) {
-		return fmt.Errorf("video: frames: decoded %d of %d sampled frames: %w", got, len(distinct), ErrCorrupt)
+		return decoded, fmt.Errorf("video: decode: %d of %d sampled frames: %w", got, len(distinct), ErrCorrupt)
 	}
-	return nil
+	return decoded, nil
 }

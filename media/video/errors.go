@@ -16,4 +16,17 @@ var (
 	ErrTooLarge = errors.New("video too large")
 	// ErrUnavailable: the ffmpeg or ffprobe binary cannot be run.
 	ErrUnavailable = errors.New("ffmpeg unavailable")
+	// ErrFrameCount: Decode decoded another number of frames than the
+	// Info it was given says. A kind of ErrCorrupt; a caller that planned
+	// from Info.DeclaredFrames re-plans with the decoded count instead.
+	ErrFrameCount error = &childError{msg: "decoded frame count differs", parent: ErrCorrupt}
 )
+
+// childError is a sentinel that also matches its parent sentinel.
+type childError struct {
+	msg    string
+	parent error
+}
+
+func (e *childError) Error() string        { return e.msg }
+func (e *childError) Is(target error) bool { return target == e.parent }

@@ -1,6 +1,7 @@
 package video
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"errors"
@@ -8,6 +9,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -92,22 +94,34 @@ func (l *limitedWriter) Write(p []byte) (int, error) {
 }
 
 // stream runs a child and hands its stdout to fn in chunks of exactly
-// frameBytes bytes, each in a new buffer. A trailing partial chunk is an
-// error. When fn fails or ctx ends, the child is killed and reaped.
-func (v *Video) stream(ctx context.Context, bin string, args []string, frameBytes int, fn func([]byte) error) error {
+// frameBytes bytes, each in a new buffer, and returns the last frame count
+// the child reported on its progress pipe (fd 4). A trailing partial chunk
+// is an error. When fn fails or ctx ends, the child is killed and reaped.
+func (v *Video) stream(ctx context.Context, bin string, args []string, frameBytes int, fn func([]byte) error) (int, error) {
 	parent := ctx
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		return 0, fmt.Errorf("%s: progress pipe: %v: %w", bin, err, ErrUnavailable)
+	}
+	defer pr.Close()
 	cmd := v.command(ctx, bin, args)
+	cmd.ExtraFiles = append(cmd.ExtraFiles, pw)
 	stderr := &tailBuffer{max: 4096}
 	cmd.Stderr = stderr
 	out, err := cmd.StdoutPipe()
 	if err != nil {
-		return fmt.Errorf("%s: %v: %w", bin, err, ErrUnavailable)
+		pw.Close()
+		return 0, fmt.Errorf("%s: %v: %w", bin, err, ErrUnavailable)
 	}
 	if err := cmd.Start(); err != nil {
-		return runErr(ctx, bin, err, stderr)
+		pw.Close()
+		return 0, runErr(ctx, bin, err, stderr)
 	}
+	pw.Close()
+	progress := make(chan int, 1)
+	go func() { progress <- readProgress(pr) }()
 	var ferr error
 	for {
 		buf := make([]byte, frameBytes)
@@ -131,14 +145,33 @@ func (v *Video) stream(ctx context.Context, bin string, args []string, frameByte
 		cancel()
 	}
 	werr := cmd.Wait()
+	frames := <-progress
 	if err := parent.Err(); err != nil {
-		return err
+		return frames, err
 	}
 	if ferr != nil {
-		return ferr
+		return frames, ferr
 	}
 	if werr != nil {
-		return runErr(ctx, bin, werr, stderr)
+		return frames, runErr(ctx, bin, werr, stderr)
 	}
-	return nil
+	if frames < 0 {
+		return 0, fmt.Errorf("%s: no frame count reported: %w", bin, ErrCorrupt)
+	}
+	return frames, nil
+}
+
+// readProgress reads FFmpeg's -progress output (key=value lines) to EOF
+// and returns the last "frame=" value, or -1 when there was none.
+func readProgress(r io.Reader) int {
+	frames := -1
+	sc := bufio.NewScanner(r)
+	for sc.Scan() {
+		if v, ok := strings.CutPrefix(sc.Text(), "frame="); ok {
+			if n, err := strconv.Atoi(strings.TrimSpace(v)); err == nil && n >= 0 {
+				frames = n
+			}
+		}
+	}
+	return frames
 }

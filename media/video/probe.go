@@ -15,6 +15,10 @@ type Info struct {
 	Width     int     // frame width as decoded, after the display rotation
 	Height    int     // frame height as decoded, after the display rotation
 	Frames    int     // decoded frames (0 until counted)
+	// DeclaredFrames is the container's frame count (MP4 sample count, AVI
+	// header); 0 when the container has none (WebM). It is a hint only:
+	// Decode verifies any plan made from it against the decoded count.
+	DeclaredFrames int
 	FPS       float64 // average frame rate (r_frame_rate if unknown; 0 if both are)
 	Duration  float64 // seconds: container or stream duration, else Frames/FPS; 0 if unknown
 	Rotation  int     // clockwise rotation FFmpeg applies to display the frames (0, 90, 180, 270)
@@ -31,6 +35,7 @@ type probeJSON struct {
 		RFrameRate   string `json:"r_frame_rate"`
 		Duration     string `json:"duration"`
 		NbReadFrames string `json:"nb_read_frames"`
+		NbFrames     string `json:"nb_frames"`
 		SideDataList []struct {
 			SideDataType string  `json:"side_data_type"`
 			Rotation     float64 `json:"rotation"`
@@ -83,6 +88,9 @@ func parseProbe(data []byte, counted bool) (Info, error) {
 	info.Duration = parseSeconds(p.Format.Duration)
 	if info.Duration == 0 {
 		info.Duration = parseSeconds(s.Duration)
+	}
+	if n, err := strconv.Atoi(s.NbFrames); err == nil && n > 0 {
+		info.DeclaredFrames = n
 	}
 	if counted {
 		n, err := strconv.Atoi(s.NbReadFrames)

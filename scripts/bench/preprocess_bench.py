@@ -30,6 +30,7 @@ import sys
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.join(HERE, "..", "golden"))
 import reference_preprocess as ref  # noqa: E402
 

@@ -251,6 +251,9 @@ def versions():
 # ---------------------------------------------------------------- goldens
 
 GOLDEN_PRESETS = ("qwen2.5-vl", "qwen3-vl")
+GOLDEN_BACKGROUND = (32, 64, 200)
+GOLDEN_BACKGROUND_FILES = ("synth/png_rgba.png", "synth/png_la.png", "synth/png_p_trns.png",
+                           "synth/webp_lossy_alpha.webp", "synth/gif_trns.gif", "Spring.png")
 GOLDEN_OVERRIDES = (
     ("default", None, None),
     ("max_pixels_1003520", None, 1003520),
@@ -292,6 +295,16 @@ def golden_file(args):
     return entry
 
 
+def golden_background(args):
+    """The qwen2.5-vl default case of a transparent file composited on a
+    non-white background."""
+    root, rel = args
+    im = load_image(os.path.join(root, rel), GOLDEN_BACKGROUND)
+    r = preprocess_image(im, load_config("qwen2.5-vl"))
+    return {"file": rel, "preset": "qwen2.5-vl", "background": list(GOLDEN_BACKGROUND),
+            "decoded_sha256": sha256_u8(np.asarray(im)), "sha256": sha256_f32(r.pixel_values)}
+
+
 def write_golden(root, out, jobs=2):
     """Runs every corpus file under root (photos and synth/) and writes the
     golden JSON to out."""
@@ -305,15 +318,18 @@ def write_golden(root, out, jobs=2):
     rels.sort()
     with multiprocessing.Pool(jobs) as pool:
         entries = pool.map(golden_file, [(root, r) for r in rels], chunksize=1)
+        backgrounds = pool.map(golden_background, [(root, r) for r in GOLDEN_BACKGROUND_FILES])
     doc = {
         "description": "Golden outputs of scripts/golden/reference_preprocess.py for testdata/photos: "
                        "per file the sha256 of the decoded RGB (HxWx3 uint8); per (preset, override) the "
                        "grid, token count, pixel_values shape, sha256 of the resized RGB and of pixel_values "
-                       "(float32 little-endian, row-major), or the error kind (decode, aspect_ratio).",
+                       "(float32 little-endian, row-major), or the error kind (decode, aspect_ratio); "
+                       "background_cases: transparent files composited on a non-white background.",
         "versions": versions(),
         "overrides": {n: {k: v for k, v in (("min_pixels", mn), ("max_pixels", mx)) if v is not None}
                       for n, mn, mx in GOLDEN_OVERRIDES},
         "files": entries,
+        "background_cases": backgrounds,
     }
     with open(out, "w") as f:
         f.write(dump_golden(doc))
@@ -335,6 +351,10 @@ def dump_golden(doc):
         for j, case in enumerate(e["cases"]):
             lines.append("   %s%s" % (c(case), "," if j + 1 < len(e["cases"]) else ""))
         lines.append("  ]}" + ("," if i + 1 < len(doc["files"]) else ""))
+    lines.append(" ],")
+    lines.append(' "background_cases": [')
+    for i, b in enumerate(doc["background_cases"]):
+        lines.append("  %s%s" % (c(b), "," if i + 1 < len(doc["background_cases"]) else ""))
     lines.append(" ]")
     lines.append("}")
     return "\n".join(lines) + "\n"
@@ -348,6 +368,7 @@ def main(argv=None):
     ap.add_argument("--hash", action="store_true", help="add sha256 of pixel_values (float32 LE)")
     ap.add_argument("--stages", action="store_true", help="add sha256 of decoded and resized RGB")
     ap.add_argument("--time", action="store_true", help="add timings_ms")
+    ap.add_argument("--background", default="255,255,255", help="R,G,B for transparent images")
     ap.add_argument("--versions", action="store_true", help="print reference versions and exit")
     ap.add_argument("--write-golden", metavar="OUT", help="write goldens for the corpus directory given as the only FILE")
     ap.add_argument("--jobs", type=int, default=2)
@@ -363,7 +384,8 @@ def main(argv=None):
     status = 0
     for f in a.files:
         try:
-            r = preprocess_file(f, cfg, a.min_pixels, a.max_pixels, keep_stages=a.stages)
+            r = preprocess_file(f, cfg, a.min_pixels, a.max_pixels, keep_stages=a.stages,
+                                background=tuple(int(v) for v in a.background.split(",")))
         except PreprocessError as e:
             print(json.dumps({"file": f, "error": str(e), "kind": e.kind}))
             status = 1

@@ -29,6 +29,7 @@ const tok = Tokenizer.fromString(gunzipSync(readFileSync(join(td, 'qwen3', 'toke
 async function measure(name, bytes, fn) {
   await fn(); // warm up (fills the BPE cache, as the Go benchmark's first iterations do)
   let n = 0;
+  const c0 = process.cpuUsage();
   const t0 = process.hrtime.bigint();
   let el = 0;
   while (el < seconds) {
@@ -36,7 +37,9 @@ async function measure(name, bytes, fn) {
     n++;
     el = Number(process.hrtime.bigint() - t0) / 1e9;
   }
-  console.log(JSON.stringify({ name, mb_per_s: (bytes * n) / el / 1e6, iterations: n }));
+  const c = process.cpuUsage(c0);
+  const cpu = (c.user + c.system) / 1e6; // all threads of the process
+  console.log(JSON.stringify({ name, mb_per_s: (bytes * n) / el / 1e6, mb_per_cpu_s: (bytes * n) / cpu / 1e6, iterations: n }));
 }
 
 const lineBytes = lines.reduce((a, l) => a + Buffer.byteLength(l), 0);

@@ -116,12 +116,31 @@ def decode_all(path):
     return np.frombuffer(p.stdout, dtype=np.uint8).reshape(-1, h, w, 3)
 
 
+def select_tree(uniq):
+    """A balanced sum of eq()/between() terms (a long flat sum overflows
+    FFmpeg's expression parser)."""
+    runs = []
+    for n in uniq:
+        if runs and runs[-1][1] == n - 1:
+            runs[-1][1] = n
+        else:
+            runs.append([n, n])
+
+    def tree(rs):
+        if len(rs) == 1:
+            a, b = rs[0]
+            return "eq(n\\,%d)" % a if a == b else "between(n\\,%d\\,%d)" % (a, b)
+        m = len(rs) // 2
+        return "(" + tree(rs[:m]) + "+" + tree(rs[m:]) + ")"
+    return tree(runs)
+
+
 def decode_selected(path, indices):
     """Only the given (sorted) frames, with a select filter; used by the
     benchmark so that the reference does the same work as mmgate."""
     w, h = frame_size(path)
     uniq = sorted(set(indices))
-    expr = "select='" + "+".join("eq(n\\,%d)" % i for i in uniq) + "'"
+    expr = "select='" + select_tree(uniq) + "'"
     p = subprocess.run(["ffmpeg", "-v", "error", "-i", path, "-map", "0:v:0", "-vf", expr,
                         "-fps_mode", "passthrough", "-f", "rawvideo", "-pix_fmt", "rgb24", "-"],
                        capture_output=True)
@@ -386,6 +405,11 @@ def make_videos(out):
                        check=True)
         if name == "rotated.mp4":
             _set_rotation_90(path)
+    # An edit list starting inside a GOP: the container declares 38 frames,
+    # 37 are decoded.
+    subprocess.run(["ffmpeg", "-v", "error", "-y", "-ss", "0.5", "-i", os.path.join(out, "h264_moov_end.mp4"),
+                    "-c", "copy", "-map_metadata", "-1", "-fflags", "+bitexact", os.path.join(out, "editlist_cut.mp4")],
+                   check=True)
 
 
 # ---------------------------------------------------------------- goldens
@@ -401,6 +425,9 @@ GOLDEN_OVERRIDES = (
 )
 # Only these files get every override; the others the default only.
 OVERRIDE_FILES = ("h264_moov_end.mp4", "vp9.webm", "three_frames.mp4")
+# 768 Qwen2.5-VL frames grow to >= 100352 pixels each (about 1 GB of
+# float32): kept out of the test suite.
+SKIP = {("long_800f.mp4", "qwen2.5-vl")}
 
 
 def sha256_f32(a):
@@ -418,7 +445,7 @@ def versions():
 def golden_cases(root):
     files = []
     for name in sorted(os.listdir(root)):
-        if name.endswith((".md", ".json")) or name.startswith("."):
+        if name.endswith((".md", ".json")) or name.startswith(".") or not os.path.isfile(os.path.join(root, name)):
             continue
         path = os.path.join(root, name)
         frames_all = decode_all(path)
@@ -430,6 +457,8 @@ def golden_cases(root):
                 if oname != "default" and name not in OVERRIDE_FILES:
                     continue
                 if model.startswith("qwen3") and "total_pixels" in kw:
+                    continue
+                if (name, model) in SKIP:
                     continue
                 c = {"model": model, "override": oname}
                 try:
@@ -455,6 +484,24 @@ def golden_cases(root):
     return files
 
 
+def dump_golden(doc):
+    """JSON with one case per line, so that a changed case is a one-line diff."""
+    c = lambda v: json.dumps(v, separators=(", ", ": "))
+    lines = ["{"]
+    for k in ("description", "versions", "overrides"):
+        lines.append(" %s: %s," % (c(k), c(doc[k])))
+    lines.append(' "files": [')
+    for i, e in enumerate(doc["files"]):
+        head = {k: v for k, v in e.items() if k != "cases"}
+        lines.append("  " + c(head)[:-1] + ', "cases": [')
+        for j, case in enumerate(e["cases"]):
+            lines.append("   %s%s" % (c(case), "," if j + 1 < len(e["cases"]) else ""))
+        lines.append("  ]}" + ("," if i + 1 < len(doc["files"]) else ""))
+    lines.append(" ]")
+    lines.append("}")
+    return "\n".join(lines) + "\n"
+
+
 def write_golden(root, out):
     doc = {
         "description": "Golden outputs of scripts/golden/video_reference.py for the clips in "
@@ -467,7 +514,7 @@ def write_golden(root, out):
         "files": golden_cases(root),
     }
     with open(out, "w") as f:
-        f.write(ref.dump_golden(doc))
+        f.write(dump_golden(doc))
 
 
 def main(argv=None):

@@ -1,0 +1,81 @@
+package cpupool
+
+import (
+	"context"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+func TestRunBoundsAndPriority(t *testing.T) {
+	p, err := New(Options{Slots: 2, Nice: 7})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	var running, peak atomic.Int32
+	var wg sync.WaitGroup
+	for i := 0; i < 10; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			err := p.Run(context.Background(), func() {
+				n := running.Add(1)
+				for {
+					m := peak.Load()
+					if n <= m || peak.CompareAndSwap(m, n) {
+						break
+					}
+				}
+				time.Sleep(5 * time.Millisecond)
+				running.Add(-1)
+			})
+			if err != nil {
+				t.Error(err)
+			}
+		}()
+	}
+	wg.Wait()
+	if peak.Load() > 2 {
+		t.Errorf("%d tasks ran at once with 2 slots", peak.Load())
+	}
+	if runtime.GOOS == "linux" && p.PriorityError() == nil {
+		var nice int
+		p.Run(context.Background(), func() { nice, _ = threadNice() })
+		if nice != 7 {
+			t.Errorf("slot thread nice = %d, want 7", nice)
+		}
+	}
+}
+
+func TestRunCancelAndPanic(t *testing.T) {
+	p, err := New(Options{Slots: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	block := make(chan struct{})
+	go p.Run(context.Background(), func() { <-block })
+	time.Sleep(10 * time.Millisecond)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+	defer cancel()
+	ran := false
+	if err := p.Run(ctx, func() { ran = true }); err == nil || ran {
+		t.Errorf("with no free slot: err=%v ran=%v", err, ran)
+	}
+	close(block)
+	func() {
+		defer func() {
+			if recover() != "boom" {
+				t.Error("panic not raised in the caller")
+			}
+		}()
+		p.Run(context.Background(), func() { panic("boom") })
+	}()
+	// The slot survives a panicking task.
+	if err := p.Run(context.Background(), func() {}); err != nil {
+		t.Error(err)
+	}
+}
