@@ -44,6 +44,10 @@ func (s *Server) Generate(req *schedulerpb.GenerateRequest, stream schedulerpb.T
 		s.discard(req.GetMmInputs().GetItems())
 		return status.Error(codes.InvalidArgument, "tokenized input is empty")
 	}
+	if n := s.opts.RejectEvery; n > 0 && s.calls.Add(1)%int64(n) == 0 {
+		s.discard(req.GetMmInputs().GetItems())
+		return status.Errorf(codes.InvalidArgument, "request %q rejected (reject-every %d)", rid, n)
+	}
 	if len(ids) > s.model.ContextLength {
 		s.discard(req.GetMmInputs().GetItems())
 		return status.Errorf(codes.InvalidArgument, "prompt of %d tokens exceeds the context length %d", len(ids), s.model.ContextLength)

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"google.golang.org/grpc"
@@ -42,6 +43,11 @@ type Options struct {
 	ToolCall string
 	// TokenDelay paces streaming (tests of cancellation and abort).
 	TokenDelay time.Duration
+	// RejectEvery, when positive, makes every RejectEvery-th Generate call
+	// fail with INVALID_ARGUMENT before anything is streamed (its tensors are
+	// still read and released), so that a gateway's handling of a rejecting
+	// worker can be exercised.
+	RejectEvery int
 	// Version is reported as tokenspeed_version.
 	Version string
 	Logger  *slog.Logger
@@ -62,6 +68,7 @@ type Server struct {
 
 	mu       sync.Mutex
 	inflight map[string]context.CancelFunc
+	calls    atomic.Int64 // Generate calls, for RejectEvery
 }
 
 // ErrOptions is returned by New for missing or invalid options.
@@ -90,6 +97,9 @@ func New(o Options) (*Server, error) {
 	enc := o.EncoderDType
 	if enc == "" {
 		enc = m.DType
+	}
+	if o.RejectEvery < 0 {
+		return nil, fmt.Errorf("%w: RejectEvery %d is negative", ErrOptions, o.RejectEvery)
 	}
 	if dt, err := tensor.ParseDType(enc); err != nil || !dt.IsFloat() {
 		return nil, fmt.Errorf("%w: encoder dtype %q is not float32, bfloat16 or float16", ErrOptions, enc)

@@ -227,7 +227,6 @@ func TestGenerateDescribesImages(t *testing.T) {
 	}
 }
 
-
 func TestGenerateRefusals(t *testing.T) {
 	e := start(t, nil)
 	cases := []struct {

@@ -25,7 +25,7 @@ type VideoOverrides struct {
 	NumFrames   int     // sample exactly this many frames (Qwen2/2.5: rounded to even)
 	MinPixels   int     // video processor min_pixels
 	MaxPixels   int     // video processor max_pixels
-	TotalPixels float64 // Qwen2/2.5 (qwen-vl-utils) budget over all frames
+	TotalPixels float64 // Qwen2/2.5 (qwen-vl-utils) budget over all frames; Qwen3-VL has none and ignores it
 }
 
 // Validate rejects negative, non-finite and mutually exclusive values.

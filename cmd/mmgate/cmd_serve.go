@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"net/netip"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strconv"
@@ -29,6 +30,7 @@ import (
 	"github.com/mmgate/mmgate/internal/server"
 	"github.com/mmgate/mmgate/media"
 	"github.com/mmgate/mmgate/media/fetch"
+	"github.com/mmgate/mmgate/media/video"
 	"github.com/mmgate/mmgate/prompt"
 	"github.com/mmgate/mmgate/shm"
 )
@@ -66,6 +68,9 @@ type serveFlags struct {
 	policy          string
 	shutdownTimeout time.Duration
 	heavyNice       int
+	videoDuration   time.Duration
+	videoFrames     int
+	videoBytes      byteSize
 	config          string
 
 	apiKeys       stringList
@@ -83,6 +88,7 @@ type serveFlags struct {
 func (f *serveFlags) register(fs *flag.FlagSet) {
 	f.maxBody, f.cacheBytes, f.fetchMaxBytes = 64<<20, 512<<20, 32<<20
 	f.shmMinBytes, f.maxMessageSize = 65536, 256<<20
+	f.videoBytes = 256 << 20
 	fs.StringVar(&f.listen, "listen", "127.0.0.1:8080", "HTTP listen address: HOST:PORT or unix:///path")
 	fs.StringVar(&f.model, "model", "", "model folder (tokenizer, chat template, processor configs); default: fetched from the worker, or the demo model with --embedded-worker")
 	fs.Var(&f.workers, "worker", "worker URL, grpc://HOST:PORT, grpcs://HOST:PORT (TLS) or unix:///path (repeatable)")
@@ -114,8 +120,11 @@ func (f *serveFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.policy, "policy", "least_loaded", "worker selection: least_loaded|round_robin")
 	fs.DurationVar(&f.shutdownTimeout, "shutdown-timeout", 30*time.Second, "on SIGTERM/SIGINT, how long in-flight requests may finish")
 	fs.StringVar(&f.config, "config", "", "configuration file (YAML or JSON)")
+	fs.DurationVar(&f.videoDuration, "video-max-duration", 10*time.Minute, "longest video accepted")
+	fs.IntVar(&f.videoFrames, "video-max-frames", 768, "most frames sampled from one video")
+	fs.Var(&f.videoBytes, "video-max-bytes", "largest video accepted (default 256MiB)")
 	fs.IntVar(&f.heavyNice, "heavy-nice", 10, "nice value (1-19) of the threads that decode and preprocess media, so text requests preempt them; -1 runs that work on ordinary threads")
-	fs.Var(&f.apiKeys, "api-key", "API key clients must send as `Authorization: Bearer KEY` on /v1/ routes (repeatable)")
+	fs.Var(&f.apiKeys, "api-key", "API `KEY` clients must send as \"Authorization: Bearer KEY\" on /v1/ routes (repeatable)")
 	fs.StringVar(&f.apiKeyFile, "api-key-file", "", "file of API keys, one per line (# comments allowed)")
 	fs.BoolVar(&f.metricsAuth, "metrics-auth", false, "require an API key on /metrics too")
 	fs.StringVar(&f.tlsCert, "tls-cert", "", "PEM certificate (chain) for HTTPS on --listen")
@@ -366,8 +375,17 @@ func serve(ctx context.Context, s *stdio, f *serveFlags, c *serveConfig, log *sl
 			log.Warn("heavy work runs at normal priority", "err", perr)
 		}
 	}
+	// Video needs FFmpeg; without it video parts are refused clearly.
+	var vdec *video.Decoder
+	if _, lerr := exec.LookPath("ffmpeg"); lerr == nil {
+		if vdec, err = video.New(video.Options{MaxBytes: int64(f.videoBytes), MaxDuration: f.videoDuration, MaxFrames: f.videoFrames}); err != nil {
+			return err
+		}
+	} else {
+		log.Warn("ffmpeg not found: video input is disabled")
+	}
 	pipe, err := pipeline.New(pipeline.Options{
-		Engine: eng, Pool: pool, Fetcher: fetcher, Decoder: imageprep.MediaDecoder(dec),
+		Engine: eng, Pool: pool, Fetcher: fetcher, Decoder: imageprep.MediaDecoder(dec), Video: vdec,
 		ModelDir: modelDir, BundleDir: filepath.Join(tmp, "bundles"),
 		CacheBytes: cacheBytes, CPU: cpu, MediaOrder: c.order, MaxMediaItems: f.maxItems,
 		Exact: media.Exact(), Heavy: heavy, Registerer: reg, Logger: log,
@@ -377,7 +395,7 @@ func serve(ctx context.Context, s *stdio, f *serveFlags, c *serveConfig, log *sl
 	}
 	srv, err := server.New(server.Options{
 		Backend: pipe, MaxBodyBytes: int64(f.maxBody), MaxInFlight: f.maxInFlight,
-		Heavy: heavyRunner(heavy),
+		Heavy:    heavyRunner(heavy),
 		Registry: reg, Logger: log, APIKeys: c.apiKeys, MetricsAuth: f.metricsAuth,
 	})
 	if err != nil {
@@ -394,7 +412,7 @@ func serve(ctx context.Context, s *stdio, f *serveFlags, c *serveConfig, log *sl
 	defer cutRequests()
 	track := &inflight{}
 	hs := &http.Server{
-		Handler: track.wrap(srv), ReadHeaderTimeout: 30 * time.Second,
+		Handler: track.wrap(srv), ReadHeaderTimeout: 30 * time.Second, IdleTimeout: 2 * time.Minute,
 		BaseContext: func(net.Listener) context.Context { return reqCtx },
 		ErrorLog:    stdlog.New(httpErrorLog{log}, "", 0),
 	}

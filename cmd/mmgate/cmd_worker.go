@@ -29,6 +29,7 @@ type workerFlags struct {
 	keepShm        bool
 	toolCall       string
 	tokenDelay     time.Duration
+	rejectEvery    int
 	maxMessageSize int
 	tlsCert        string
 	tlsKey         string
@@ -45,6 +46,7 @@ func (w *workerFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&w.keepShm, "keep-shm", false, "do not unlink shared-memory segments after reading them (debugging)")
 	fs.StringVar(&w.toolCall, "reply-tool-call", "", "answer every request with this text (e.g. a <tool_call> block) instead of the description")
 	fs.DurationVar(&w.tokenDelay, "token-delay", 0, "pause between streamed tokens (tests of cancellation)")
+	fs.IntVar(&w.rejectEvery, "reject-every", 0, "fail every Nth Generate call with INVALID_ARGUMENT (fault injection; 0 never)")
 	fs.IntVar(&w.maxMessageSize, "max-message-size", 256<<20, "gRPC max message size in bytes")
 }
 
@@ -78,6 +80,7 @@ func (w *workerFlags) build(log *slog.Logger) (*refworker.Server, *shm.Reader, e
 		Reader:          reader,
 		ToolCall:        w.toolCall,
 		TokenDelay:      w.tokenDelay,
+		RejectEvery:     w.rejectEvery,
 		Version:         "mmgate-" + version,
 		Logger:          log,
 	})

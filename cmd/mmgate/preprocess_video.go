@@ -73,16 +73,22 @@ func isWebP(data []byte) bool {
 	return len(data) >= 12 && bytes.Equal(data[:4], []byte("RIFF")) && bytes.Equal(data[8:12], []byte("WEBP"))
 }
 
-// newVideoPreprocessor builds the video pipeline on the model processor
-// used for images. It fails (with a message naming the Debian package) when
-// the model has no video support. workers bounds the frames processed at
-// the same time; one video is processed at a time.
+// newVideoPreprocessor builds the video pipeline for the model of proc (the
+// image path's processor). It uses its own processor with the same
+// configuration: the image path's memory-releasing resizer would force a
+// collection per large frame. workers bounds the frames processed at the
+// same time; one video is processed at a time.
 func newVideoPreprocessor(proc *qwenvl.Processor, workers int, vf *videoFlags) (*videoprep.Preprocessor, error) {
+	cfg := proc.Config()
+	vproc, err := qwenvl.New(&cfg, qwenvl.Options{})
+	if err != nil {
+		return nil, err
+	}
 	dec, err := video.New(video.Options{AllowGIF: vf.asVideo})
 	if err != nil {
 		return nil, err
 	}
-	return videoprep.New(videoprep.Options{Decoder: dec, Processor: proc, Concurrency: 1, Workers: workers})
+	return videoprep.New(videoprep.Options{Decoder: dec, Processor: vproc, Concurrency: 1, Workers: workers})
 }
 
 // preprocessVideoLine is the JSON line of one accepted video.

@@ -12,6 +12,7 @@ import (
 	"github.com/mmgate/mmgate/engine"
 	"github.com/mmgate/mmgate/media"
 	"github.com/mmgate/mmgate/media/fetch"
+	"github.com/mmgate/mmgate/media/video"
 	"github.com/mmgate/mmgate/prompt"
 	"github.com/mmgate/mmgate/shm"
 	"github.com/mmgate/mmgate/vision"
@@ -92,6 +93,10 @@ var rules = []rule{
 	{media.ErrTooLarge, http.StatusRequestEntityTooLarge, TypeInvalidRequest, "too_large"},
 	{vision.ErrTooLarge, http.StatusRequestEntityTooLarge, TypeInvalidRequest, "too_large"},
 	{shm.ErrTooLarge, http.StatusRequestEntityTooLarge, TypeInvalidRequest, "too_large"},
+	{video.ErrTooLarge, http.StatusRequestEntityTooLarge, TypeInvalidRequest, "too_large"},
+	{video.ErrUnsupported, http.StatusUnprocessableEntity, TypeInvalidRequest, "unprocessable_media"},
+	{video.ErrCorrupt, http.StatusUnprocessableEntity, TypeInvalidRequest, "unprocessable_media"},
+	{video.ErrUnavailable, http.StatusServiceUnavailable, "no_worker", "video_unavailable"},
 	{fetch.ErrTimeout, http.StatusGatewayTimeout, "timeout", "timeout"},
 	{fetch.ErrFetch, http.StatusUnprocessableEntity, TypeInvalidRequest, "unprocessable_media"},
 	{media.ErrUnsupported, http.StatusUnprocessableEntity, TypeInvalidRequest, "unprocessable_media"},

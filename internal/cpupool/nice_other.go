@@ -6,4 +6,6 @@ import "errors"
 
 func lowerPriority(int) error { return errors.New("cpupool: thread priorities are only set on Linux") }
 
-func threadNice() (int, error) { return 0, errors.New("cpupool: thread priorities are only read on Linux") }
+func threadNice() (int, error) {
+	return 0, errors.New("cpupool: thread priorities are only read on Linux")
+}

@@ -2,10 +2,12 @@ package e2e
 
 import (
 	"encoding/base64"
+	"encoding/json"
 	"errors"
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"regexp"
 	"strings"
 	"testing"
@@ -227,8 +229,11 @@ func TestRefusals(t *testing.T) {
 	}
 	corrupt := "data:image/jpeg;base64," + base64.StdEncoding.EncodeToString([]byte("\xff\xd8\xff\xe0 this is not a jpeg at all"))
 	expectStatus(t, send(corrupt), 422, "unprocessable_media")
-	expectStatus(t, send("http://127.0.0.2:9/a.jpg"), 403, "media_url_forbidden")
-	expectStatus(t, send("http://[::1]:9/a.jpg"), 403, "media_url_forbidden")
+	for _, host := range []string{"127.0.0.2", "127.1", "2130706433", "0x7f.1", "017700000001", "[::1]", "[::ffff:127.0.0.3]", "localhost", "localhost.", "169.254.169.254", "10.1.2.3", "[fd00::1]"} {
+		expectStatus(t, send("http://"+host+":9/a.jpg"), 403, "media_url_forbidden")
+	}
+	expectStatus(t, send("file:///etc/passwd"), 403, "media_url_forbidden")
+	expectStatus(t, send("gopher://example.com/x"), 403, "media_url_forbidden")
 	expectStatus(t, send(redirect.URL+"/r.jpg"), 403, "media_url_forbidden")
 	big := jpegFile(t, 600, 600, 9)
 	expectStatus(t, send(dataURL(t, big), dataURL(t, big), dataURL(t, big)), 413, "too_large")
@@ -263,7 +268,9 @@ func TestWorkerFailures(t *testing.T) {
 		}
 		cancel()
 		stream.Close()
-		waitFor(t, func() bool { return strings.Contains(wp.stderr.String(), "leaving-client") && strings.Contains(wp.stderr.String(), "msg=abort") }, "abort at the worker")
+		waitFor(t, func() bool {
+			return strings.Contains(wp.stderr.String(), "leaving-client") && strings.Contains(wp.stderr.String(), "msg=abort")
+		}, "abort at the worker")
 	}
 
 	// The worker dies mid-stream: the client gets a clean error event.
@@ -325,5 +332,43 @@ func TestModelFilesFromWorker(t *testing.T) {
 	models, err := c.Models.List(ctx)
 	if err != nil || len(models.Data) != 1 || models.Data[0].ID != "demo" {
 		t.Errorf("models: %+v %v", models, err)
+	}
+}
+
+// TestVideo sends a video_url through the gateway: the worker receives a
+// VIDEO item whose pixel_values_videos equal `mmgate preprocess` on the file.
+func TestVideo(t *testing.T) {
+	if _, err := exec.LookPath("ffmpeg"); err != nil {
+		t.Skip("ffmpeg is not installed")
+	}
+	shm := shmDir(t)
+	w, _ := startWorker(t, shm)
+	url, _ := startGateway(t, shm, "--worker", w)
+	clip := "../../media/video/testdata/h264_moov_end.mp4"
+	data, err := os.ReadFile(clip)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := preprocessHash(t, clip, "bfloat16")
+	body := `{"model": "qwen3-vl", "messages": [{"role": "user", "content": [
+		{"type": "video_url", "video_url": {"url": "data:video/mp4;base64,` + base64.StdEncoding.EncodeToString(data) + `"}},
+		{"type": "text", "text": "What happens?"}]}]}`
+	resp, err := http.Post(url+"/v1/chat/completions", "application/json", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var out struct {
+		Choices []struct {
+			Message struct{ Content string } `json:"message"`
+		} `json:"choices"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&out); err != nil || resp.StatusCode != 200 || len(out.Choices) != 1 {
+		t.Fatalf("status %d: %v", resp.StatusCode, err)
+	}
+	text := out.Choices[0].Message.Content
+	m := regexp.MustCompile(`video 1: grid (\d+x\d+x\d+), bfloat16 via (\w+), sha256 ([0-9a-f]{64})`).FindStringSubmatch(text)
+	if m == nil || m[3] != want {
+		t.Errorf("reply %q, want sha256 %s", text, want)
 	}
 }

@@ -132,7 +132,7 @@ func TestCompletions(t *testing.T) {
 	text := resp.Choices[0].Text
 
 	// Token ids in: the same prompt gives the same answer.
-	ids := []int64{785, 6722, 315, 9625, 374} // "The capital of France is" in the Qwen vocabulary
+	ids := []int64{785, 6722, 315, 9625, 374} // "The capital of France is", as `mmgate tokenize` encodes it
 	byIDs, err := c.Completions.New(ctx, openai.CompletionNewParams{
 		Model: "qwen3-vl", Prompt: openai.CompletionNewParamsPromptUnion{OfArrayOfTokens: ids}, MaxTokens: openai.Int(12),
 	})

@@ -8,6 +8,8 @@ import (
 
 	"github.com/mmgate/mmgate/chattemplate"
 	"github.com/mmgate/mmgate/internal/imageprep"
+	"github.com/mmgate/mmgate/internal/videoprep"
+	"github.com/mmgate/mmgate/media/video"
 	"github.com/mmgate/mmgate/prompt"
 	"github.com/mmgate/mmgate/tokenizer"
 	"github.com/mmgate/mmgate/vision/qwenvl"
@@ -23,6 +25,9 @@ type Assets struct {
 	Specials  *prompt.Specials
 	Prep      *imageprep.Preprocessor
 	Processor *qwenvl.Processor
+	// VideoPrep preprocesses videos; nil when the model or this process
+	// (no FFmpeg) cannot.
+	VideoPrep *videoprep.Preprocessor
 	// ProcessorKey identifies the processor configuration in cache keys.
 	ProcessorKey string
 	// EOS are the model's end-of-sequence ids (generation_config.json and
@@ -37,7 +42,7 @@ type Assets struct {
 
 // LoadAssets reads a model folder. dec is the shared image decoder;
 // concurrency bounds decode+preprocess across all requests.
-func LoadAssets(dir string, dec imageprep.Decoder, concurrency, workers int) (*Assets, error) {
+func LoadAssets(dir string, dec imageprep.Decoder, vdec *video.Decoder, concurrency, workers int) (*Assets, error) {
 	tok, err := tokenizer.Load(dir)
 	if err != nil {
 		return nil, fmt.Errorf("pipeline: model %s: %w", dir, err)
@@ -71,6 +76,11 @@ func LoadAssets(dir string, dec imageprep.Decoder, concurrency, workers int) (*A
 			return nil, err
 		}
 		a.Processor, a.Prep = proc, prep
+		if _, hasVideo := sp.Pad[prompt.Video]; hasVideo && vdec != nil {
+			if vp, err := videoprep.New(videoprep.Options{Decoder: vdec, Processor: proc, Concurrency: 1, Workers: workers}); err == nil {
+				a.VideoPrep = vp
+			}
+		}
 		key, _ := json.Marshal(proc.Config())
 		a.ProcessorKey = string(key)
 	}

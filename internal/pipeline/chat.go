@@ -4,11 +4,12 @@ import (
 	"context"
 	"fmt"
 	"time"
+	"unicode/utf8"
 
 	"github.com/mmgate/mmgate/engine"
 	"github.com/mmgate/mmgate/internal/server"
-	schedulerpb "github.com/mmgate/mmgate/proto/scheduler"
 	"github.com/mmgate/mmgate/prompt"
+	schedulerpb "github.com/mmgate/mmgate/proto/scheduler"
 	"github.com/mmgate/mmgate/shm"
 	"github.com/mmgate/mmgate/vision"
 )
@@ -23,7 +24,7 @@ func (p *Pipeline) Chat(ctx context.Context, req *prompt.Request, rid string) (s
 	}
 	// The model must exist before its files are fetched.
 	if !p.known(model) {
-		return nil, fmt.Errorf("pipeline: model %q: %w", model, engine.ErrModelNotFound)
+		return nil, fmt.Errorf("pipeline: model %q: %w", clip(model, 128), engine.ErrModelNotFound)
 	}
 	a, err := p.assetsFor(ctx, model)
 	if err != nil {
@@ -38,6 +39,7 @@ func (p *Pipeline) Chat(ctx context.Context, req *prompt.Request, rid string) (s
 		MediaOrder:    p.opts.MediaOrder,
 		StringContent: !tmpl.IteratesContentParts(),
 		MaxMediaItems: p.opts.MaxMediaItems,
+		EnableVideo:   a.VideoPrep != nil,
 	})
 	if err != nil {
 		return nil, err
@@ -64,17 +66,14 @@ func (p *Pipeline) Chat(ctx context.Context, req *prompt.Request, rid string) (s
 	if v := req.MMProcessorKwargs.MaxPixels; v != nil {
 		ov.MaxPixels = *v
 	}
-	items, err := p.prepareMedia(ctx, a, plan, w, batch, ov, times)
+	items, err := p.prepareMedia(ctx, a, plan, w, batch, ov, videoOverrides(req), times)
 	if err != nil {
 		release()
 		return nil, err
 	}
 
 	t0 := time.Now()
-	exp := make([]prompt.Expansion, len(items))
-	for i, it := range items {
-		exp[i] = prompt.Expansion{Tokens: it.plan.Tokens}
-	}
+	exp := expansions(items, a)
 	res, err := prompt.Render(tmpl, a.Tokenizer, a.Specials, plan, exp)
 	if err != nil {
 		release()
@@ -94,7 +93,7 @@ func (p *Pipeline) Chat(ctx context.Context, req *prompt.Request, rid string) (s
 		return nil, err
 	}
 	gr := &schedulerpb.GenerateRequest{
-		RequestId:      rid,
+		RequestId:      workerRequestID(rid),
 		Tokenized:      &schedulerpb.TokenizedInput{InputIds: res.IDs, OriginalText: res.Text},
 		SamplingParams: sp,
 		Stream:         true,
@@ -156,4 +155,15 @@ func modalities(plan *prompt.Plan) []vision.Modality {
 		}
 	}
 	return out
+}
+
+// clip shortens s for messages and logs.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
 }

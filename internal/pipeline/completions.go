@@ -11,6 +11,8 @@ import (
 	schedulerpb "github.com/mmgate/mmgate/proto/scheduler"
 )
 
+var _ server.Completer = (*Pipeline)(nil)
+
 // Completion runs a text completion (POST /v1/completions): the prompt is
 // tokenized with the model's tokenizer and no chat template (or taken as
 // token ids), then generated with the same sampling and streaming as chat.
@@ -64,7 +66,7 @@ func (p *Pipeline) Completion(ctx context.Context, req *server.CompletionRequest
 		return nil, err
 	}
 	gr := &schedulerpb.GenerateRequest{
-		RequestId:      rid,
+		RequestId:      workerRequestID(rid),
 		Tokenized:      &schedulerpb.TokenizedInput{InputIds: ids, OriginalText: text},
 		SamplingParams: sp,
 		Stream:         true,

@@ -11,8 +11,8 @@ import (
 	"github.com/mmgate/mmgate/engine"
 	"github.com/mmgate/mmgate/internal/respparse"
 	"github.com/mmgate/mmgate/internal/server"
-	schedulerpb "github.com/mmgate/mmgate/proto/scheduler"
 	"github.com/mmgate/mmgate/prompt"
+	schedulerpb "github.com/mmgate/mmgate/proto/scheduler"
 	"github.com/mmgate/mmgate/tokenizer"
 )
 
@@ -40,9 +40,9 @@ type choiceState struct {
 	dec        *tokenizer.Stream
 	parse      *respparse.Parser // nil: the text is all content
 	calls      int               // tool calls released
-	held       string // decoded text not yet emitted: it may begin a stop string
-	stopped    bool   // a stop string matched: drop further text
-	done       bool   // the worker's complete arrived
+	held       string            // decoded text not yet emitted: it may begin a stop string
+	stopped    bool              // a stop string matched: drop further text
+	done       bool              // the worker's complete arrived
 	completion int
 }
 

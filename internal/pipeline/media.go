@@ -13,8 +13,8 @@ import (
 
 	"github.com/mmgate/mmgate/engine"
 	"github.com/mmgate/mmgate/internal/imageprep"
-	schedulerpb "github.com/mmgate/mmgate/proto/scheduler"
 	"github.com/mmgate/mmgate/prompt"
+	schedulerpb "github.com/mmgate/mmgate/proto/scheduler"
 	"github.com/mmgate/mmgate/shm"
 	"github.com/mmgate/mmgate/tensor"
 	"github.com/mmgate/mmgate/vision"
@@ -24,6 +24,7 @@ import (
 type prepared struct {
 	modality prompt.Modality
 	plan     vision.Plan
+	video    *vision.VideoPlan // videos only
 	hash     [32]byte
 	encoder  *schedulerpb.TensorData
 	path     shm.Path
@@ -56,7 +57,7 @@ func (s *stageTimes) snapshot() map[string]time.Duration {
 
 // prepareMedia fetches and preprocesses every media item in parallel, each
 // written straight into its destination placed in batch for w's route.
-func (p *Pipeline) prepareMedia(ctx context.Context, a *Assets, plan *prompt.Plan, w *engine.Worker, batch *shm.Batch, ov vision.Overrides, times *stageTimes) ([]prepared, error) {
+func (p *Pipeline) prepareMedia(ctx context.Context, a *Assets, plan *prompt.Plan, w *engine.Worker, batch *shm.Batch, ov vision.Overrides, vov vision.VideoOverrides, times *stageTimes) ([]prepared, error) {
 	out := make([]prepared, len(plan.Media))
 	if len(plan.Media) == 0 {
 		return out, nil
@@ -66,7 +67,13 @@ func (p *Pipeline) prepareMedia(ctx context.Context, a *Assets, plan *prompt.Pla
 	route := w.Route()
 	for i, item := range plan.Media {
 		g.Go(func() error {
-			pr, err := p.prepareOne(gctx, a, item, dt, route, batch, ov, times)
+			var pr prepared
+			var err error
+			if item.Modality == prompt.Video {
+				pr, err = p.prepareVideo(gctx, a, item, dt, route, batch, vov, times)
+			} else {
+				pr, err = p.prepareOne(gctx, a, item, dt, route, batch, ov, times)
+			}
 			if err != nil {
 				p.m.media.WithLabelValues(item.Modality.String(), "error").Inc()
 				return err

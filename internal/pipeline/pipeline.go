@@ -17,6 +17,7 @@ import (
 	"github.com/mmgate/mmgate/internal/imageprep"
 	"github.com/mmgate/mmgate/internal/server"
 	"github.com/mmgate/mmgate/media/fetch"
+	"github.com/mmgate/mmgate/media/video"
 	"github.com/mmgate/mmgate/prompt"
 	"github.com/mmgate/mmgate/shm"
 )
@@ -27,6 +28,8 @@ type Options struct {
 	Pool    *shm.Pool // nil: every tensor inline
 	Fetcher *fetch.Fetcher
 	Decoder imageprep.Decoder
+	// Video decodes videos (FFmpeg); nil refuses video input.
+	Video *video.Decoder
 
 	// ModelDir is the model folder used for every served model. Empty:
 	// each model's files come from its worker (GetTokenizer) into
@@ -139,7 +142,7 @@ func (p *Pipeline) assetsFor(ctx context.Context, model string) (*Assets, error)
 		if p.opts.Heavy != nil {
 			workers = 1
 		}
-		slot.a, slot.err = LoadAssets(dir, p.opts.Decoder, p.opts.CPU, workers)
+		slot.a, slot.err = LoadAssets(dir, p.opts.Decoder, p.opts.Video, p.opts.CPU, workers)
 		if slot.err == nil {
 			p.log.Info("model files loaded", "model", model, "dir", dir)
 		}
@@ -192,7 +195,7 @@ func (p *Pipeline) Health() map[string]any {
 		}
 		workers = append(workers, e)
 	}
-	h := map[string]any{"decoders_exact": p.opts.Exact, "workers": workers}
+	h := map[string]any{"decoders_exact": p.opts.Exact, "video": p.opts.Video != nil, "workers": workers}
 	if !p.opts.Exact {
 		h["warning"] = "built without cgo: JPEG and lossy WebP pixels are not Pillow-exact"
 	}

@@ -1,15 +1,17 @@
 package pipeline
 
 import (
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"strconv"
 
 	"google.golang.org/protobuf/types/known/structpb"
 
+	"github.com/mmgate/mmgate/prompt"
 	commonpb "github.com/mmgate/mmgate/proto/common"
 	schedulerpb "github.com/mmgate/mmgate/proto/scheduler"
-	"github.com/mmgate/mmgate/prompt"
 )
 
 // errContext is a prompt that, with its max_tokens, does not fit the model.
@@ -155,6 +157,13 @@ func mmInputs(items []prepared, res *prompt.Result, sp *prompt.Specials) *schedu
 			EncoderInput:         it.encoder,
 			ModelSpecificTensors: map[string]*schedulerpb.TensorData{"image_grid_thw": gridTensor(it.plan)},
 		}
+		if it.video != nil {
+			mi.Modality = commonpb.Modality_VIDEO
+			mi.ModelSpecificTensors = map[string]*schedulerpb.TensorData{"video_grid_thw": gridTensor(it.plan)}
+			if ts := it.video.SecondPerGridTS; ts > 0 {
+				mi.ModelSpecificTensors["second_per_grid_ts"] = float32Tensor(float32(ts))
+			}
+		}
 		if pad, ok := sp.Pad[it.modality]; ok {
 			id := pad.ID
 			mi.PlaceholderTokenId = &id
@@ -167,4 +176,13 @@ func mmInputs(items []prepared, res *prompt.Result, sp *prompt.Specials) *schedu
 		out.Items = append(out.Items, mi)
 	}
 	return out
+}
+
+// workerRequestID is the id a request has at the worker: the gateway's
+// request id (the client's X-Request-Id, when it sent one) as a prefix, made
+// unique, so that two clients sending the same id never collide.
+func workerRequestID(rid string) string {
+	var b [6]byte
+	rand.Read(b[:])
+	return rid + "-" + hex.EncodeToString(b[:])
 }

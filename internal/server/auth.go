@@ -52,9 +52,9 @@ func (k *keyring) allows(r *http.Request) bool {
 
 // errUnauthorized is the 401 body: OpenAI's invalid_api_key error.
 func errUnauthorized(r *http.Request) *apierr.Error {
-	msg := "Incorrect API key provided. Send it as `Authorization: Bearer <key>`."
+	msg := "Incorrect API key provided. Send it in the header `Authorization: Bearer KEY`."
 	if r.Header.Get("Authorization") == "" {
-		msg = "You didn't provide an API key. Send it as `Authorization: Bearer <key>`."
+		msg = "You didn't provide an API key. Send it in the header `Authorization: Bearer KEY`."
 	}
 	return apierr.New(http.StatusUnauthorized, apierr.TypeAuthentication, "invalid_api_key", msg, "")
 }

@@ -245,3 +245,30 @@ func (c chatOnly) Chat(ctx context.Context, req *prompt.Request, id string) (Gen
 func (c chatOnly) Models() []Model        { return c.b.Models() }
 func (c chatOnly) Ready() bool            { return c.b.Ready() }
 func (c chatOnly) Health() map[string]any { return c.b.Health() }
+
+func FuzzParseCompletion(f *testing.F) {
+	for _, s := range []string{
+		`{"prompt":"hi"}`, `{"prompt":[1,2,3],"logprobs":2,"stream":true}`, `{"prompt":[[7]],"n":2,"best_of":2}`,
+		`{"prompt":["a","b"]}`, `{"prompt":"x","echo":true}`, `{"prompt":"x","stop":["\n"],"max_tokens":3}`, `[]`, `{`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		r, err := ParseCompletion(body)
+		if err != nil {
+			if e := apierr.From(err); e.Status != 400 {
+				t.Fatalf("error maps to %d: %v", e.Status, err)
+			}
+			return
+		}
+		if (r.Prompt == "") == (r.PromptIDs == nil) {
+			t.Fatalf("want exactly one of a text and an id prompt: %+v", r)
+		}
+		if r.Params == nil || r.Params.MaxTokens == nil || len(r.Params.Messages) != 0 {
+			t.Fatalf("params %+v", r.Params)
+		}
+		if (r.Logprobs != nil) != r.Params.Logprobs {
+			t.Fatalf("logprobs %v vs %v", r.Logprobs, r.Params.Logprobs)
+		}
+	})
+}

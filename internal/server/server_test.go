@@ -87,8 +87,10 @@ func (g *fakeGen) Next() (Event, error) {
 	g.events = g.events[1:]
 	return ev, nil
 }
-func (g *fakeGen) Close()                            { g.mu.Lock(); g.closed = true; g.mu.Unlock() }
-func (g *fakeGen) Timings() map[string]time.Duration { return map[string]time.Duration{"tokenize": time.Millisecond} }
+func (g *fakeGen) Close() { g.mu.Lock(); g.closed = true; g.mu.Unlock() }
+func (g *fakeGen) Timings() map[string]time.Duration {
+	return map[string]time.Duration{"tokenize": time.Millisecond}
+}
 
 func newTest(t *testing.T, b Backend, mod func(*Options)) *httptest.Server {
 	t.Helper()

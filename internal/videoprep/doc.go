@@ -15,6 +15,13 @@
 // each frame with Pillow and normalizes and patchifies it with NumPy.
 // testdata/golden.json pins the hashes.
 //
+// Passes: a container that declares its frame count (MP4, MOV, AVI) is
+// planned from that count and decoded once; the decode also counts every
+// frame, and a differing count sends the call back to plan from the decoded
+// count (Request.Release gets the first buffer back). Other containers
+// (WebM) are counted with a decoding pass first. Options.CountFirst forces
+// the latter; the results are the same.
+//
 // Memory: raw frames are held only while in flight (at most Options.Workers
 // plus one); resized frames only until their temporal group is written.
 //

@@ -105,7 +105,7 @@ func newPre(t testing.TB, model string) *Preprocessor {
 func TestGolden(t *testing.T) {
 	needFFmpeg(t)
 	doc := loadGolden(t)
-	pre := map[string]*Preprocessor{}
+	pre := map[string]*Preprocessor{"qwen2.5-vl": newPre(t, "qwen2.5-vl"), "qwen3-vl": newPre(t, "qwen3-vl")}
 	for _, f := range doc.Files {
 		data, err := os.ReadFile(filepath.Join(clipDir, f.File))
 		if err != nil {
@@ -113,10 +113,10 @@ func TestGolden(t *testing.T) {
 		}
 		for _, c := range f.Cases {
 			t.Run(f.File+"/"+c.Model+"/"+c.Override, func(t *testing.T) {
+				t.Parallel() // the time goes mostly to starting FFmpeg
 				pp := pre[c.Model]
 				if pp == nil {
-					pp = newPre(t, c.Model)
-					pre[c.Model] = pp
+					t.Fatalf("no preprocessor for %s", c.Model)
 				}
 				o := doc.Overrides[c.Override]
 				ov := vision.VideoOverrides{FPS: o.FPS, NumFrames: o.NumFrames, MinPixels: o.MinPixels, MaxPixels: o.MaxPixels, TotalPixels: o.TotalPixels}

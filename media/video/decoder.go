@@ -16,7 +16,7 @@ type Options struct {
 
 	MaxBytes       int64         // largest input; default 256 MiB
 	MaxDuration    time.Duration // longest stream; default 10 min
-	MaxFrames      int           // most sampled frames one Frames call returns; default 768
+	MaxFrames      int           // most sampled frames one Decode call returns; default 768
 	MaxFramePixels int           // largest frame width·height; default 64 Mpx
 
 	// Threads is FFmpeg's -threads for decoding; 0 leaves FFmpeg's default
@@ -207,6 +207,9 @@ type FrameFunc func(k int, frame *imaging.RGB) error
 // combined in a balanced tree of sums (FFmpeg's expression parser fails on
 // a long flat sum).
 func selectExpr(indices []int) string {
+	if len(indices) == 0 {
+		return "select=0"
+	}
 	type run struct{ a, b int }
 	var runs []run
 	for _, n := range indices {
@@ -270,9 +273,12 @@ func (v *Video) Decode(ctx context.Context, info Info, indices []int, fn FrameFu
 	// frame count the progress report gives, and the selected frames,
 	// converted to rgb24, to the pipe.
 	graph := "[0:v:0]split=2[all][sel]"
-	if len(distinct) < info.Frames {
+	switch {
+	case len(distinct) == 0:
+		graph += ";[sel]select=0[out]" // count only
+	case len(distinct) < info.Frames:
 		graph += ";[sel]" + selectExpr(distinct) + "[out]"
-	} else {
+	default:
 		graph = "[0:v:0]split=2[all][out]"
 	}
 	args := []string{"-v", "error", "-hide_banner", "-nostdin", "-stats_period", "100000", "-progress", "pipe:4"}

@@ -27,11 +27,18 @@
 // MP4/MOV, Matroska/WebM, AVI, GIF) and its demuxer is forced with -f, so no
 // other FFmpeg demuxer (playlists, concat scripts) can be reached.
 //
-// Decoding is two passes: Probe (headers, then every frame decoded to count
-// them) and Frames (every frame decoded again, a select filter keeps the
-// sampled indices, and only those are converted to rgb24). swscale converts
-// each frame independently, so the selected frames equal the same frames of a
-// full decode; the tests check this.
+// Header reads the headers only (size, rotation, average frame rate,
+// duration, codec and, for MP4 and AVI, the container's declared frame
+// count); Probe adds a pass that decodes every frame to count them. Decode
+// decodes every frame once (codecs need their references): a split filter
+// feeds all of them to a null output, whose frame count FFmpeg's progress
+// report gives on a pipe (fd 4), and a select filter keeps the sampled
+// indices, which alone are converted to rgb24 on stdout. swscale converts
+// each frame independently, so the selected frames equal the same frames of
+// a full decode; the tests check this for every clip. Decode reports
+// ErrFrameCount when the count differs from the Info it was given, so that
+// a caller may plan from the declared count, decode once, and plan again
+// only when the declared count was wrong (internal/videoprep does).
 //
 // Limits: Options.MaxBytes (default 256 MiB), MaxDuration (default 10 min),
 // MaxFrames sampled frames per call (default 768) and MaxFramePixels

@@ -10,18 +10,18 @@ import (
 
 // Info describes the first video stream of a file.
 type Info struct {
-	Container string  // Sniff's name
-	Codec     string  // FFmpeg codec name (h264, vp9, mpeg4, …)
-	Width     int     // frame width as decoded, after the display rotation
-	Height    int     // frame height as decoded, after the display rotation
-	Frames    int     // decoded frames (0 until counted)
+	Container string // Sniff's name
+	Codec     string // FFmpeg codec name (h264, vp9, mpeg4, …)
+	Width     int    // frame width as decoded, after the display rotation
+	Height    int    // frame height as decoded, after the display rotation
+	Frames    int    // decoded frames (0 until counted)
 	// DeclaredFrames is the container's frame count (MP4 sample count, AVI
 	// header); 0 when the container has none (WebM). It is a hint only:
 	// Decode verifies any plan made from it against the decoded count.
 	DeclaredFrames int
-	FPS       float64 // average frame rate (r_frame_rate if unknown; 0 if both are)
-	Duration  float64 // seconds: container or stream duration, else Frames/FPS; 0 if unknown
-	Rotation  int     // clockwise rotation FFmpeg applies to display the frames (0, 90, 180, 270)
+	FPS            float64 // average frame rate (r_frame_rate if unknown; 0 if both are)
+	Duration       float64 // seconds: container or stream duration, else Frames/FPS; 0 if unknown
+	Rotation       int     // clockwise rotation FFmpeg applies to display the frames (0, 90, 180, 270)
 }
 
 // probeJSON is the subset of `ffprobe -of json` output the package reads.

@@ -1,7 +1,9 @@
 package video
 
 import (
+	"bytes"
 	"errors"
+	"strings"
 	"testing"
 )
 
@@ -84,6 +86,31 @@ func FuzzParseProbe(f *testing.F) {
 		}
 		if info.FPS < 0 || info.Duration < 0 || info.Frames < 0 {
 			t.Fatalf("accepted %+v", info)
+		}
+	})
+}
+
+func TestReadProgress(t *testing.T) {
+	for in, want := range map[string]int{
+		"frame=10\nfps=0.0\nprogress=continue\nframe=37\nprogress=end\n": 37,
+		"":                         -1,
+		"frame=abc\nframe=-4\n":    -1,
+		"frame=5\nframe=x\n":       5,
+		"frame= 12 \nprogress=end": 12,
+	} {
+		if got := readProgress(strings.NewReader(in)); got != want {
+			t.Errorf("readProgress(%q) = %d, want %d", in, got, want)
+		}
+	}
+}
+
+// FuzzReadProgress: any progress stream parses without panicking to -1 or
+// a non-negative count.
+func FuzzReadProgress(f *testing.F) {
+	f.Add([]byte("frame=600\nfps=212.31\nstream_0_0_q=-0.0\nprogress=end\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if n := readProgress(bytes.NewReader(data)); n < -1 {
+			t.Fatalf("count %d", n)
 		}
 	})
 }

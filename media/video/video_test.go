@@ -96,6 +96,9 @@ func TestDeclaredCountMismatch(t *testing.T) {
 		t.Fatalf("decoded %d, err %v; want 37 and ErrFrameCount", n, err)
 	}
 	info.Frames = 37
+	if n, err := v.Decode(context.Background(), info, nil, func(int, *imaging.RGB) error { t.Fatal("frame for no index"); return nil }); err != nil || n != 37 {
+		t.Fatalf("count only: decoded %d, err %v", n, err)
+	}
 	if n, err := v.Decode(context.Background(), info, []int{0, 20, 36}, func(int, *imaging.RGB) error { return nil }); err != nil || n != 37 {
 		t.Fatalf("decoded %d, err %v", n, err)
 	}
@@ -106,6 +109,7 @@ func TestProbe(t *testing.T) {
 	d := newDecoder(t, Options{})
 	for _, c := range clipInfo {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			info, err := openClip(t, d, c.name).Probe(context.Background())
 			if err != nil {
 				t.Fatal(err)
@@ -138,6 +142,7 @@ func TestSelectedFramesEqualFullDecode(t *testing.T) {
 	d := newDecoder(t, Options{})
 	for _, c := range clipInfo {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			v := openClip(t, d, c.name)
 			info, err := v.Probe(context.Background())
 			if err != nil {

@@ -69,7 +69,9 @@ def window(src_w, src_h, k, npass, width, height):
     """The crop box (left, top, right, bottom) of output k in a photo."""
     aspect = width / height
     full_w = min(src_w, src_h * aspect)
-    s = SCALES[npass % len(SCALES)]
+    # Later passes over the scale list shrink a little more, so that a photo
+    # whose whole frame is one window still gives new crops.
+    s = SCALES[npass % len(SCALES)] * 0.97 ** (npass // len(SCALES))
     cw = max(1.0, full_w * s)
     ch = cw / aspect
     fx = ((k + 1) * GOLDEN) % 1.0

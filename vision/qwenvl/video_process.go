@@ -75,6 +75,16 @@ func (p *Processor) videoSettings() videoSettings {
 // follow qwen-vl-utils 0.0.10 (an even frame count from a float32
 // linspace, per-frame pixel budgets from total_pixels, then the image
 // processor's smart_resize; second_per_grid_ts for Qwen2.5-VL).
+//
+// Overrides: fps or num_frames replace the sampling rate or count (Qwen3-VL
+// takes num_frames as is, Qwen2/2.5-VL round it to even); min_pixels and
+// max_pixels replace the video processor's bounds (Qwen3-VL: the T·H·W
+// budget; Qwen2/2.5-VL: qwen-vl-utils' per-frame bounds); total_pixels is
+// qwen-vl-utils' budget and is ignored for Qwen3-VL. More than
+// MaxVideoFrames sampled frames, or frames resized beyond
+// Options.PixelLimit, are refused with vision.ErrTooLarge. A Qwen3-VL
+// configuration with do_sample_frames false and no fps / num_frames
+// override takes every frame.
 func (p *Processor) PlanVideo(info vision.VideoInfo, o vision.VideoOverrides) (vision.VideoPlan, error) {
 	if err := o.Validate(); err != nil {
 		return vision.VideoPlan{}, err

@@ -1,0 +1,109 @@
+package pipeline
+
+import (
+	"context"
+	"encoding/binary"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/mmgate/mmgate/internal/videoprep"
+	"github.com/mmgate/mmgate/prompt"
+	schedulerpb "github.com/mmgate/mmgate/proto/scheduler"
+	"github.com/mmgate/mmgate/shm"
+	"github.com/mmgate/mmgate/tensor"
+	"github.com/mmgate/mmgate/vision"
+)
+
+// videoOverrides are the request's video settings (mm_processor_kwargs).
+func videoOverrides(req *prompt.Request) vision.VideoOverrides {
+	k := req.MMProcessorKwargs
+	var o vision.VideoOverrides
+	if k.FPS != nil {
+		o.FPS = *k.FPS
+	}
+	if k.NumFrames != nil {
+		o.NumFrames = *k.NumFrames
+	}
+	if k.MinPixels != nil {
+		o.MinPixels = *k.MinPixels
+	}
+	if k.MaxPixels != nil {
+		o.MaxPixels = *k.MaxPixels
+	}
+	if k.TotalPixels != nil {
+		o.TotalPixels = float64(*k.TotalPixels)
+	}
+	return o
+}
+
+// prepareVideo fetches a video, samples and preprocesses its frames straight
+// into a destination placed in batch.
+func (p *Pipeline) prepareVideo(ctx context.Context, a *Assets, item prompt.MediaItem, dt tensor.DType, route shm.Route, batch *shm.Batch, vov vision.VideoOverrides, times *stageTimes) (prepared, error) {
+	if a.VideoPrep == nil {
+		return prepared{}, &prompt.Error{Kind: prompt.ErrUnsupported, Param: item.Param, Msg: "video is not supported for this model"}
+	}
+	t0 := time.Now()
+	m, err := p.opts.Fetcher.Fetch(ctx, item.URL)
+	if err != nil {
+		return prepared{}, fmt.Errorf("%s: %w", item.Param, err)
+	}
+	d := time.Since(t0)
+	times.add("fetch", d)
+	p.m.stage.WithLabelValues("fetch").Observe(d.Seconds())
+
+	var buf *shm.Buffer
+	res, err := a.VideoPrep.Video(ctx, videoprep.Request{
+		Data: m.Bytes, Overrides: vov, DType: dt,
+		Alloc: func(n int) ([]byte, error) {
+			b, err := batch.Place(route, n, "video")
+			if err != nil {
+				return nil, err
+			}
+			buf = b
+			return b.Bytes(), nil
+		},
+	})
+	if err != nil {
+		return prepared{}, fmt.Errorf("%s: %w", item.Param, err)
+	}
+	for stage, d := range map[string]time.Duration{"decode": res.Timings.Decode, "resize": res.Timings.Resize, "normalize_patchify": res.Timings.NormalizePatchify} {
+		times.add(stage, d)
+		p.m.stage.WithLabelValues(stage).Observe(d.Seconds())
+	}
+	vp := res.Plan
+	pr := prepared{modality: prompt.Video, plan: vp.Plan, video: &vp, hash: prompt.ContentHash(m.Bytes)}
+	td, err := buf.TensorData(dt, vp.Shape())
+	if err != nil {
+		return prepared{}, err
+	}
+	pr.encoder, pr.path = td, buf.Path()
+	return pr, nil
+}
+
+// expansions says how many pad tokens each item takes: a count, or for a
+// timestamped (Qwen3-VL) video one group per temporal group.
+func expansions(items []prepared, a *Assets) []prompt.Expansion {
+	exp := make([]prompt.Expansion, len(items))
+	merge := 2
+	if a.Processor != nil {
+		merge = a.Processor.Config().MergeSize
+	}
+	for i, it := range items {
+		exp[i] = prompt.Expansion{Tokens: it.plan.Tokens}
+		if it.video != nil && len(it.video.Timestamps) > 0 {
+			per := it.plan.GridH * it.plan.GridW / (merge * merge)
+			for _, sec := range it.video.Timestamps {
+				exp[i].Groups = append(exp[i].Groups, prompt.VideoGroup{Seconds: sec, Tokens: per})
+			}
+		}
+	}
+	return exp
+}
+
+// float32Tensor is a one-value float32 [1] side tensor, inline.
+func float32Tensor(v float32) *schedulerpb.TensorData {
+	b := make([]byte, 4)
+	binary.LittleEndian.PutUint32(b, math.Float32bits(v))
+	return &schedulerpb.TensorData{Shape: []uint32{1}, Dtype: tensor.Float32.String(), Payload: &schedulerpb.TensorData_Inline{Inline: b}}
+}

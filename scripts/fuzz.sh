@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# Runs every Go fuzz target (func FuzzXxx in a _test.go file) for SECONDS
+# each (default 5), one after another, and fails on the first crash.
+#
+#   scripts/fuzz.sh [SECONDS] [PACKAGE_DIR...]
+#
+# Each package's test binary is compiled once with fuzzing instrumentation
+# (`go test -c -fuzz`) and then run once per target from the package's
+# directory, so a crash's reproducer lands in that package's
+# testdata/fuzz/FuzzXxx/ as `go test -fuzz` would write it. Without package
+# arguments every package of the module that has a fuzz target is run.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$(pwd)
+
+secs=${1:-5}
+shift || true
+case $secs in
+'' | *[!0-9]*) echo "usage: scripts/fuzz.sh [SECONDS] [PACKAGE_DIR...]" >&2; exit 2 ;;
+esac
+
+if [ $# -gt 0 ]; then
+	dirs=("$@")
+else
+	mapfile -t dirs < <(grep -rl --include='*_test.go' -E '^func Fuzz[A-Z0-9_][A-Za-z0-9_]*\(' . |
+		xargs -n1 dirname | sed 's|^\./||' | sort -u)
+fi
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cache=${FUZZ_CACHE_DIR:-$work/cache}
+
+start=$(date +%s)
+n=0
+for dir in "${dirs[@]}"; do
+	dir=${dir%/}
+	mapfile -t targets < <(grep -h -o -E '^func Fuzz[A-Za-z0-9_]*\(' "$dir"/*_test.go | sed -e 's/^func //' -e 's/($//' | sort -u)
+	[ ${#targets[@]} -gt 0 ] || continue
+	bin=$work/$(echo "$dir" | tr / _).test
+	echo "== $dir: compiling (${targets[*]})" >&2
+	go test -c -fuzz "^${targets[0]}\$" -o "$bin" "./$dir"
+	for t in "${targets[@]}"; do
+		echo "== $dir $t (${secs}s)" >&2
+		if ! (cd "$root/$dir" && "$bin" -test.run '^$' -test.fuzz "^$t\$" -test.fuzztime "${secs}s" \
+			-test.fuzzcachedir "$cache" >"$work/out" 2>&1); then
+			cat "$work/out" >&2
+			echo "FAIL: $dir $t (reproducer under $dir/testdata/fuzz/$t/; rerun with go test -run '^$t\$' ./$dir)" >&2
+			exit 1
+		fi
+		tail -n 2 "$work/out" | head -n 1 >&2
+		n=$((n + 1))
+	done
+done
+echo "fuzz: $n targets, ${secs}s each, all passed in $(($(date +%s) - start))s" >&2
