@@ -1,0 +1,139 @@
+package soak
+
+import (
+	"errors"
+	"io"
+	"time"
+)
+
+// Config describes one run. Binary is required; zero values mean the
+// defaults noted.
+type Config struct {
+	Binary   string // the mmgate binary
+	ModelDir string // model folder; "" materializes the demo model into WorkDir
+	WorkDir  string // scratch directory ("" a temporary one, removed after)
+
+	Duration       time.Duration // traffic time; default 30 s
+	Concurrency    int           // clients; default 8 (soak), 64 (load)
+	Workers        int           // reference workers; default 3
+	Images         int           // distinct images; default 6
+	RequestTimeout time.Duration // per request; default 60 s
+	Seed           int64
+
+	// Load selects load mode: no faults, and MaxInFlight (default 48)
+	// below Concurrency so that 429s must appear.
+	Load        bool
+	MaxInFlight int
+
+	// Faults (soak mode). Zero values mean the defaults; negative disables.
+	CancelPercent int           // % of streaming requests cancelled mid-stream; default 15
+	KillEvery     time.Duration // SIGKILL a random worker this often; default 4 s
+	RejectEvery   int           // workers reject every Nth request; default 11
+	FillEvery     time.Duration // fill the shm tmpfs this often (for 1.5 s); default 6 s
+	TmpfsBytes    int64         // size of the private shm tmpfs; default 64 MiB
+
+	TokenDelay  time.Duration // workers' pause between tokens; default 1 ms (soak), 0 (load)
+	CacheBytes  int64         // gateway tensor-cache budget; default 32 MiB
+	ShmBudget   int64         // gateway shm budget; default 0: the gateway's own (half the tmpfs)
+	JanitorTTL  time.Duration // default 2 s
+	JanitorTick time.Duration // default 500 ms
+
+	Log io.Writer // progress lines; nil discards
+}
+
+func (c *Config) defaults() error {
+	if c.Binary == "" {
+		return errors.New("soak: Config.Binary is required")
+	}
+	def := func(p *int, v int) {
+		if *p == 0 {
+			*p = v
+		}
+	}
+	defD := func(p *time.Duration, v time.Duration) {
+		if *p == 0 {
+			*p = v
+		}
+	}
+	defD(&c.Duration, 30*time.Second)
+	if c.Load {
+		def(&c.Concurrency, 64)
+		def(&c.MaxInFlight, 48)
+		c.CancelPercent, c.KillEvery, c.RejectEvery, c.FillEvery = -1, -1, -1, -1
+	} else {
+		def(&c.Concurrency, 8)
+		defD(&c.TokenDelay, time.Millisecond)
+	}
+	def(&c.Workers, 3)
+	def(&c.Images, 6)
+	defD(&c.RequestTimeout, 60*time.Second)
+	def(&c.CancelPercent, 15)
+	defD(&c.KillEvery, 4*time.Second)
+	def(&c.RejectEvery, 11)
+	defD(&c.FillEvery, 6*time.Second)
+	if c.TmpfsBytes == 0 {
+		c.TmpfsBytes = 64 << 20
+	}
+	if c.CacheBytes == 0 {
+		c.CacheBytes = 32 << 20
+	}
+	defD(&c.JanitorTTL, 2*time.Second)
+	defD(&c.JanitorTick, 500*time.Millisecond)
+	if c.Log == nil {
+		c.Log = io.Discard
+	}
+	return nil
+}
+
+// Report is the outcome of a run (printed as JSON by `mmgate bench soak`).
+type Report struct {
+	Mode        string  `json:"mode"` // "soak" or "load"
+	Seconds     float64 `json:"seconds"`
+	Concurrency int     `json:"concurrency"`
+	Workers     int     `json:"workers"`
+
+	Requests       int            `json:"requests"`
+	OK             int            `json:"ok"`
+	ImageOK        int            `json:"image_ok"`
+	Cancelled      int            `json:"cancelled"`
+	CleanErrors    map[string]int `json:"clean_errors"`   // by "status code", e.g. "502 worker_error"
+	WrongAnswers   int            `json:"wrong_answers"`  // must be 0
+	UncleanErrors  int            `json:"unclean_errors"` // must be 0
+	ServerErrors5x int            `json:"server_errors_5xx"`
+	Problems       []string       `json:"problems"` // first few wrong/unclean cases, described
+
+	LatencyMS   Percentiles `json:"latency_ms"`     // successful requests
+	Overload429 Percentiles `json:"overload_429_ms"` // time to a 429
+
+	WorkerKills   int    `json:"worker_kills"`
+	ShmFills      int    `json:"shm_fills"`
+	ShmFillSkip   string `json:"shm_fill_skipped,omitempty"`
+	RejectEvery   int    `json:"reject_every"`
+	CancelPercent int    `json:"cancel_percent"`
+
+	GoroutinesBaseline float64 `json:"goroutines_baseline"`
+	GoroutinesPeak     float64 `json:"goroutines_peak"`
+	GoroutinesAfter    float64 `json:"goroutines_after"`
+	RSSBaselineMiB     float64 `json:"rss_baseline_mib"`
+	RSSPeakMiB         float64 `json:"rss_peak_mib"`
+	RSSAfterMiB        float64 `json:"rss_after_mib"`
+	ShmPeakBytes       float64 `json:"shm_peak_bytes"`
+	ShmBudgetBytes     int64   `json:"shm_budget_bytes"`
+	CachePeakBytes     float64 `json:"cache_peak_bytes"`
+	CacheBudgetBytes   int64   `json:"cache_budget_bytes"`
+	SegmentsLeft       []string `json:"segments_left"`
+
+	Failures []string `json:"failures"` // why the run failed; empty when it passed
+}
+
+// Percentiles of a set of durations, in milliseconds.
+type Percentiles struct {
+	N   int     `json:"n"`
+	P50 float64 `json:"p50"`
+	P90 float64 `json:"p90"`
+	P99 float64 `json:"p99"`
+	Max float64 `json:"max"`
+}
+
+// Passed reports whether the run met every check.
+func (r *Report) Passed() bool { return len(r.Failures) == 0 }
