@@ -42,6 +42,14 @@
 // for the first one (shared memory needs a worker sharing the namespace,
 // inline tensors must fit its limits); otherwise the error is returned.
 //
+// A worker that advertises scheduler_info["shm_keep_after_read"] = true
+// (it leaves segments in place and is done with their bytes once it
+// answers) and shares the namespace gets Route.Reuse: its segments are not
+// unlinked on commit or release but go back to the pool's free list and are
+// refilled, under fresh names, for later requests (see the shm package).
+// Absent or false keeps the behaviour above, as real TokenSpeed workers
+// expect.
+//
 // When the caller's context ends while a stream is open (client disconnect,
 // deadline), or the caller closes a stream early, an Abort for the request
 // id is sent to the worker in the background, bounded by AbortTimeout, and

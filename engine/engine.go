@@ -269,7 +269,7 @@ func (e *Engine) refresh(ctx context.Context, w *Worker) {
 	}
 	if w.setInfo(info) {
 		e.log.Info("worker up", "worker", w.URL(), "model", info.Name(), "model_type", info.Model.GetModelType(),
-			"namespace_match", info.NamespaceMatch, "encoder_dtype", w.EncoderDType().String(), "transport", w.Route().Mode.String())
+			"namespace_match", info.NamespaceMatch, "shm_reuse", w.Route().Reuse, "encoder_dtype", w.EncoderDType().String(), "transport", w.Route().Mode.String())
 	}
 	e.pollLoads(cctx, w)
 }
@@ -289,6 +289,7 @@ func (e *Engine) fetchInfo(ctx context.Context, w *Worker) (*Info, error) {
 		info.Server = si
 		f := si.GetSchedulerInfo().GetFields()
 		info.NamespaceID = f["shm_namespace_id"].GetStringValue()
+		info.KeepsShm = f["shm_keep_after_read"].GetBoolValue()
 		if r := f["worker"].GetStringValue(); r != "" {
 			info.Runtime = r
 		}

@@ -23,8 +23,9 @@ import (
 //
 // Lease rule for batch (may be nil): every failure before the first
 // response — including an error status from the worker — releases the
-// batch (its segments are unlinked); once the first response arrives the
-// worker has read its tensors and the batch is committed. When the
+// batch (its segments are unlinked, or pooled for reuse with a worker that
+// keeps segments); once the first response arrives the worker has read its
+// tensors and the batch is committed. When the
 // connection to w fails (UNAVAILABLE) before the first response, the request
 // is sent again to another healthy worker of the same model whose route can
 // carry the tensors as they were placed (shared memory and inline limits);

@@ -26,6 +26,11 @@ type Info struct {
 	// absent); NamespaceMatch reports whether it equals the pool's.
 	NamespaceID    string
 	NamespaceMatch bool
+	// KeepsShm is the worker's scheduler_info["shm_keep_after_read"]: it
+	// leaves shared-memory segments in place after reading them (and is
+	// done with their bytes once it answers), so the gateway may refill
+	// them for later requests (shm.Route.Reuse). Absent means false.
+	KeepsShm bool
 	// Modalities are the media kinds the model takes (from
 	// supported_modalities; a worker that lists none but supports vision
 	// is taken to accept images and videos).
@@ -151,6 +156,8 @@ func (w *Worker) setInfo(info *Info) (recovered bool) {
 	if w.pool == nil {
 		route.Mode = shm.ModeInline
 	}
+	// Reuse only where the worker reads our directory and keeps files.
+	route.Reuse = info.KeepsShm && info.NamespaceMatch && usesShm(route)
 	enc := w.cfg.encDT
 	if enc == 0 {
 		enc = tensor.Float32

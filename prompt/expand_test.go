@@ -29,36 +29,6 @@ func TestTimestamps(t *testing.T) {
 			t.Errorf("TimestampText(%v) = %q, want %q", v, got, want)
 		}
 	}
-	tests := []struct {
-		idx   []int
-		fps   float64
-		gridT int
-		want  []string
-	}{
-		{[]int{0, 16, 31, 47}, 24, 2, []string{"0.3", "1.6"}},
-		{[]int{0, 2, 4, 6}, 25, 2, []string{"0.0", "0.2"}},
-		{[]int{0, 1, 2}, 24, 2, []string{"0.0", "0.1"}},
-		{[]int{0, 1, 2}, 0, 2, []string{"0.0", "0.1"}},
-	}
-	for _, tc := range tests {
-		g, err := Qwen3VideoGroups(tc.idx, tc.fps, tc.gridT, 4, 6, 2)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var got []string
-		for _, x := range g {
-			got = append(got, strings.TrimSuffix(strings.TrimPrefix(TimestampText(x.Seconds), "<"), " seconds>"))
-			if x.Tokens != 6 {
-				t.Errorf("tokens per group = %d, want 6", x.Tokens)
-			}
-		}
-		if !reflect.DeepEqual(got, tc.want) {
-			t.Errorf("%v @ %v: %v, want %v", tc.idx, tc.fps, got, tc.want)
-		}
-	}
-	if _, err := Qwen3VideoGroups([]int{0, 1, 2, 3}, 24, 3, 4, 6, 2); err == nil {
-		t.Error("grid_t mismatch must fail")
-	}
 }
 
 func TestRenderExpand(t *testing.T) {
@@ -77,10 +47,8 @@ func TestRenderExpand(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	groups, err := Qwen3VideoGroups([]int{0, 16, 31, 47}, 24, 2, 4, 6, 2)
-	if err != nil {
-		t.Fatal(err)
-	}
+	// Two temporal groups (frames 0, 16 and 31, 47 at 24 fps) of 6 pads.
+	groups := []VideoGroup{{Seconds: 8.0 / 24, Tokens: 6}, {Seconds: 39.0 / 24, Tokens: 6}}
 	exp := []Expansion{{Tokens: 3}, {Groups: groups}, {Tokens: 2}}
 	res, err := Render(tm, tok, sp, plan, exp)
 	if err != nil {

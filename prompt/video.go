@@ -1,7 +1,6 @@
 package prompt
 
 import (
-	"fmt"
 	"strconv"
 	"strings"
 )
@@ -18,36 +17,6 @@ type VideoGroup struct {
 // " seconds>".
 func TimestampText(seconds float64) string {
 	return "<" + strconv.FormatFloat(seconds, 'f', 1, 64) + " seconds>"
-}
-
-// Qwen3VideoGroups lays a Qwen3-VL video out (transformers
-// processing_qwen3_vl.py): frameIndices are the sampled absolute source
-// frame indices; srcFPS the source frame rate (≤ 0: 24, as upstream
-// assumes); the grid is the video's grid_thw and merge the spatial merge
-// size. An odd frame count repeats the last index; group g is stamped
-// with the mean time of its two frames and holds gridH·gridW/merge² pads.
-func Qwen3VideoGroups(frameIndices []int, srcFPS float64, gridT, gridH, gridW, merge int) ([]VideoGroup, error) {
-	if srcFPS <= 0 {
-		srcFPS = 24
-	}
-	if len(frameIndices) == 0 || merge <= 0 || gridH <= 0 || gridW <= 0 || (gridH*gridW)%(merge*merge) != 0 {
-		return nil, fmt.Errorf("prompt: video layout: bad input (%d frames, grid %dx%dx%d, merge %d): %w", len(frameIndices), gridT, gridH, gridW, merge, ErrBadRequest)
-	}
-	idx := frameIndices
-	if len(idx)%2 == 1 {
-		idx = append(append([]int(nil), idx...), idx[len(idx)-1])
-	}
-	if gridT != len(idx)/2 {
-		return nil, fmt.Errorf("prompt: video layout: %d frames make %d groups, grid has %d: %w", len(frameIndices), len(idx)/2, gridT, ErrBadRequest)
-	}
-	per := gridH * gridW / (merge * merge)
-	groups := make([]VideoGroup, gridT)
-	for g := range groups {
-		a := float64(idx[2*g]) / srcFPS
-		b := float64(idx[2*g+1]) / srcFPS
-		groups[g] = VideoGroup{Seconds: (a + b) / 2, Tokens: per}
-	}
-	return groups, nil
 }
 
 // expandVideoText rewrites the rendered prompt for timestamped videos: the

@@ -189,12 +189,18 @@ func (s *Server) GetModelInfo(context.Context, *schedulerpb.GetModelInfoRequest)
 }
 
 // GetServerInfo reports the shm namespace id (so a gateway on the same host
-// can choose the shm path) and uptime.
+// can choose the shm path), whether segments are kept after reading
+// ("shm_keep_after_read", only when they are: a gateway may then reuse
+// them), and uptime.
 func (s *Server) GetServerInfo(context.Context, *schedulerpb.GetServerInfoRequest) (*schedulerpb.GetServerInfoResponse, error) {
-	sched, err := structpb.NewStruct(map[string]any{
+	fields := map[string]any{
 		"shm_namespace_id": s.reader.NamespaceID(),
 		"worker":           "mmgate-reference",
-	})
+	}
+	if s.reader.KeepsFiles() {
+		fields["shm_keep_after_read"] = true
+	}
+	sched, err := structpb.NewStruct(fields)
 	if err != nil {
 		return nil, status.Error(codes.Internal, err.Error())
 	}

@@ -5,7 +5,7 @@
 # golden files and run benchmarks (Python Pillow/NumPy/jinja2, protoc, djpeg).
 set -euo pipefail
 
-runtime_pkgs=(pkg-config gcc libc6-dev libturbojpeg0-dev libjpeg62-turbo-dev libwebp-dev)
+runtime_pkgs=(pkg-config gcc libc6-dev libturbojpeg0-dev libjpeg62-turbo-dev libwebp-dev ffmpeg)
 dev_pkgs=(python3-pil python3-numpy python3-jinja2 protobuf-compiler libjpeg-turbo-progs time)
 
 pkgs=("${runtime_pkgs[@]}")

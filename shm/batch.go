@@ -48,10 +48,22 @@ func (b *Batch) RequestID() string { return b.id }
 // goroutines may allocate for one batch at once; the segments are created in
 // parallel.
 func (b *Batch) Alloc(nbytes int) (*Segment, error) {
+	return b.alloc(nbytes, false)
+}
+
+// alloc is Alloc; with reuse the segment comes from (and goes back to) the
+// pool's free list (see reuse.go), and may be larger than nbytes.
+func (b *Batch) alloc(nbytes int, reuse bool) (*Segment, error) {
 	if b.finished() {
 		return nil, fmt.Errorf("shm: alloc for request %q: batch already finished: %w", b.id, ErrUnavailable)
 	}
-	s, err := b.pool.alloc(nbytes)
+	var s *Segment
+	var err error
+	if reuse {
+		s, err = b.pool.allocReuse(nbytes)
+	} else {
+		s, err = b.pool.alloc(nbytes)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -59,8 +71,12 @@ func (b *Batch) Alloc(nbytes int) (*Segment, error) {
 	if b.done || b.abandoned {
 		// Finished while the segment was being made; nobody has seen it.
 		b.mu.Unlock()
-		s.unmap()
-		b.pool.drop([]*Segment{s})
+		if s.reusable {
+			b.pool.recycle([]*Segment{s})
+		} else {
+			s.unmap()
+			b.pool.drop([]*Segment{s})
+		}
 		return nil, fmt.Errorf("shm: alloc for request %q: batch already finished: %w", b.id, ErrUnavailable)
 	}
 	b.segs = append(b.segs, s)
@@ -85,8 +101,10 @@ func (b *Batch) Segments() []*Segment {
 // Commit records that the worker has taken the request: the segments are
 // sealed, unmapped and handed over (the worker unlinks them after reading;
 // the janitor removes them after their deadline otherwise). Their bytes stay
-// counted against the budget until they are gone. On an abandoned batch
-// Commit only unmaps, as Release does.
+// counted against the budget until they are gone. Segments placed with
+// Route.Reuse instead go back to the pool's free list, still mapped (the
+// worker has read them and keeps the file). On an abandoned batch Commit
+// only unmaps, as Release does.
 func (b *Batch) Commit() {
 	b.mu.Lock()
 	if b.done {
@@ -99,14 +117,22 @@ func (b *Batch) Commit() {
 	if b.stop != nil {
 		b.stop()
 	}
-	for _, s := range segs {
+	if abandoned {
+		for _, s := range segs {
+			s.unmap()
+		}
+		return
+	}
+	plain, reused := splitReusable(segs)
+	for _, s := range plain {
 		_ = s.Seal()
 		s.unmap()
 	}
-	if abandoned {
-		return
+	b.pool.handOff(plain)
+	for _, s := range reused {
+		_ = s.Seal()
 	}
-	b.pool.handOff(segs)
+	b.pool.recycle(reused)
 	now := b.pool.opts.Now()
 	for _, p := range placed {
 		b.pool.m.seconds.WithLabelValues(p.path.String()).Observe(now.Sub(p.start).Seconds())
@@ -116,6 +142,8 @@ func (b *Batch) Commit() {
 // Release unlinks every segment of the request and unmaps them: call it on
 // any failure before the worker has taken the request (including an error
 // status from the worker), once the request's producers have stopped.
+// Segments placed with Route.Reuse go back to the pool's free list instead
+// (the worker keeps files; their bytes are overwritten by the next user).
 func (b *Batch) Release() {
 	b.mu.Lock()
 	if b.done {
@@ -128,12 +156,30 @@ func (b *Batch) Release() {
 	if b.stop != nil {
 		b.stop()
 	}
-	for _, s := range segs {
+	if abandoned {
+		for _, s := range segs {
+			s.unmap()
+		}
+		return
+	}
+	plain, reused := splitReusable(segs)
+	for _, s := range plain {
 		s.unmap()
 	}
-	if !abandoned {
-		b.pool.drop(segs)
+	b.pool.drop(plain)
+	b.pool.recycle(reused)
+}
+
+// splitReusable separates segments placed for reuse from the others.
+func splitReusable(segs []*Segment) (plain, reused []*Segment) {
+	for _, s := range segs {
+		if s.reusable {
+			reused = append(reused, s)
+		} else {
+			plain = append(plain, s)
+		}
 	}
+	return plain, reused
 }
 
 // abandon runs when the request's context ends before Commit or Release:
@@ -159,6 +205,12 @@ type Route struct {
 	NamespaceMatch bool // the worker's shm_namespace_id equals Pool.NamespaceID()
 	Limits         Limits
 	Runtime        string // metrics label: the worker's runtime
+	// Reuse: the worker keeps segments after reading them (it advertises
+	// scheduler_info["shm_keep_after_read"] = true and shares the
+	// namespace), so segments come from and go back to the pool's free
+	// list (see reuse.go). Ignored for inline tensors and when the pool's
+	// reuse is off.
+	Reuse bool
 }
 
 // Buffer is the destination of one tensor: a mapped segment (PathShm) or a
@@ -204,7 +256,9 @@ func (x *Buffer) TensorData(dt tensor.DType, shape []int) (*schedulerpb.TensorDa
 	if err := x.seg.Seal(); err != nil {
 		return nil, err
 	}
-	td.Payload = &schedulerpb.TensorData_Shm{Shm: x.seg.Handle()}
+	h := x.seg.Handle()
+	h.Nbytes = uint64(len(x.data)) // a reused segment may be longer
+	td.Payload = &schedulerpb.TensorData_Shm{Shm: h}
 	return td, nil
 }
 
@@ -228,9 +282,9 @@ func (b *Batch) Place(r Route, nbytes int, modality string) (*Buffer, error) {
 		return nil, fmt.Errorf("shm: %d-byte tensor exceeds the %d-byte inline limit and shared memory is not used for this worker: %w",
 			nbytes, r.Limits.maxInline(), ErrTooLarge)
 	case PathShm:
-		seg, err := b.Alloc(nbytes)
+		seg, err := b.alloc(nbytes, r.Reuse && b.pool.reuseCap > 0)
 		if err == nil {
-			x = &Buffer{path: PathShm, data: seg.Bytes(), seg: seg}
+			x = &Buffer{path: PathShm, data: seg.Bytes()[:nbytes], seg: seg}
 			break
 		}
 		m.fallbacks.WithLabelValues(r.Runtime, fallbackReason(err)).Inc()

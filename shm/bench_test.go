@@ -4,7 +4,10 @@ import (
 	"fmt"
 	"testing"
 
+	"golang.org/x/sys/unix"
+
 	schedulerpb "github.com/mmgate/mmgate/proto/scheduler"
+	"github.com/mmgate/mmgate/tensor"
 )
 
 // BenchmarkSegment measures one segment's life on /dev/shm: create, reserve,
@@ -48,5 +51,63 @@ func BenchmarkSegment(b *testing.B) {
 				v.Close()
 			}
 		})
+	}
+}
+
+// qwenImageBytes is the encoder input of one 1280×960 image for Qwen3-VL in
+// bfloat16: 60×80 patches of 3×2×16×16 values, 2 bytes each.
+const qwenImageBytes = 60 * 80 * 1536 * 2
+
+// BenchmarkPlaceFillCommit measures the gateway's side of one request's
+// tensor on /dev/shm — Place, fill every byte, TensorData, Commit — with
+// fresh segments (the worker unlinks each after reading) and with reused
+// ones (the worker keeps them). worker=map adds the worker's read (map,
+// unmap; unlink without reuse); worker=none stands in for it by unlinking
+// the fresh segment, as the worker would.
+func BenchmarkPlaceFillCommit(b *testing.B) {
+	src := make([]byte, qwenImageBytes)
+	for i := range src {
+		src[i] = byte(i * 31)
+	}
+	for _, reuse := range []bool{false, true} {
+		for _, worker := range []string{"none", "map"} {
+			b.Run(fmt.Sprintf("reuse=%v/worker=%s", reuse, worker), func(b *testing.B) {
+				p, err := New(Options{Budget: -1})
+				if err != nil || !p.Usable() {
+					b.Skipf("no usable %s: %v", DefaultDir, p.Probe().Err)
+				}
+				defer p.Close()
+				r, err := NewReader(ReaderOptions{KeepFiles: reuse})
+				if err != nil {
+					b.Fatal(err)
+				}
+				defer r.Close()
+				route := Route{Mode: ModeShm, Reuse: reuse}
+				b.SetBytes(qwenImageBytes)
+				for b.Loop() {
+					batch := p.NewBatch(nil, "bench")
+					x, err := batch.Place(route, qwenImageBytes, "image")
+					if err != nil {
+						b.Fatal(err)
+					}
+					copy(x.Bytes(), src)
+					td, err := x.TensorData(tensor.BFloat16, []int{60 * 80, 1536})
+					if err != nil {
+						b.Fatal(err)
+					}
+					switch {
+					case worker == "map":
+						v, err := r.Read(td)
+						if err != nil {
+							b.Fatal(err)
+						}
+						v.Close()
+					case !reuse:
+						_ = unix.Unlinkat(p.dirfd, td.GetShm().GetName(), 0)
+					}
+					batch.Commit()
+				}
+			})
+		}
 	}
 }

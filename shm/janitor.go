@@ -20,7 +20,10 @@ import (
 //     its mtime is older than this pool's TTL.
 //   - Segments this pool is still filling (created, neither committed nor
 //     released) are never removed by its own janitor: their batch removes
-//     them.
+//     them. Nor are its idle segments kept for reuse (reuse.go): each sweep
+//     first renames those near their deadline to a fresh name and deadline,
+//     so other gateways' janitors never find them expired while this pool
+//     sweeps; once it stops (its process died), they expire like any other.
 //
 // Segments of another live gateway sharing the prefix are therefore removed
 // only after the deadline that gateway chose; PIDs are never consulted. A
@@ -42,10 +45,14 @@ func (p *Pool) RunJanitor(ctx context.Context) {
 	}
 }
 
-// Sweep removes orphaned segments once (see the rule above) and forgets
-// handed-off segments that their worker already removed. It returns how many
+// Sweep renews this pool's idle segments near their deadline, removes
+// orphaned segments once (see the rule above) and forgets handed-off
+// segments that their worker already removed. It returns how many
 // files it removed.
 func (p *Pool) Sweep() (int, error) {
+	p.sweepMu.Lock()
+	defer p.sweepMu.Unlock()
+	p.renewFree()
 	var names []string
 	err := p.withDir(func(dirfd int) error {
 		fd, err := unix.Openat(dirfd, ".", unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
@@ -67,8 +74,11 @@ func (p *Pool) Sweep() (int, error) {
 	}
 	now := p.opts.Now()
 	removed := 0
+	p.mu.Lock()
+	idle := p.freeNamesLocked()
+	p.mu.Unlock()
 	for _, name := range names {
-		if validName(name) != nil {
+		if validName(name) != nil || idle[name] {
 			continue
 		}
 		p.mu.Lock()

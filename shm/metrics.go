@@ -14,6 +14,7 @@ type metrics struct {
 	fallbacks *prometheus.CounterVec   // runtime, reason
 	removed   prometheus.Counter       // janitor removals
 	seconds   *prometheus.HistogramVec // path
+	reuse     *prometheus.CounterVec   // outcome: hit, miss
 }
 
 func newMetrics(reg prometheus.Registerer, p *Pool) (*metrics, error) {
@@ -39,19 +40,27 @@ func newMetrics(reg prometheus.Registerer, p *Pool) (*metrics, error) {
 			Help:    "Time from placing a tensor (start of filling its destination) to the worker taking the request, by path.",
 			Buckets: prometheus.ExponentialBuckets(0.0001, 2, 18),
 		}, []string{"path"}),
+		reuse: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "mmgate_shm_reuse_total",
+			Help: "Segments placed for workers that keep segments after reading, by outcome (hit: an idle segment was refilled; miss: a new one was created).",
+		}, []string{"outcome"}),
 	}
 	if reg == nil {
 		return m, nil
 	}
 	segs := prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 		Name: "mmgate_shm_segments_in_use",
-		Help: "Shared-memory segments held: being filled, or handed to a worker and not yet removed.",
+		Help: "Shared-memory segments held: being filled, handed to a worker and not yet removed, or idle for reuse.",
 	}, func() float64 { n, _ := p.InUse(); return float64(n) })
 	bytes := prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 		Name: "mmgate_shm_bytes_in_use",
-		Help: "Bytes of shared memory held: being filled, or handed to a worker and not yet removed.",
+		Help: "Bytes of shared memory held: being filled, handed to a worker and not yet removed, or idle for reuse.",
 	}, func() float64 { _, b := p.InUse(); return float64(b) })
-	for _, c := range []prometheus.Collector{m.tensors, m.bytes, m.fallbacks, m.removed, m.seconds, segs, bytes} {
+	free := prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+		Name: "mmgate_shm_reuse_free_bytes",
+		Help: "Bytes of idle shared-memory segments kept for reuse (included in mmgate_shm_bytes_in_use).",
+	}, func() float64 { return float64(p.Reuse().Bytes) })
+	for _, c := range []prometheus.Collector{m.tensors, m.bytes, m.fallbacks, m.removed, m.seconds, m.reuse, segs, bytes, free} {
 		if err := reg.Register(c); err != nil {
 			return nil, fmt.Errorf("shm: metrics: %w", err)
 		}

@@ -52,6 +52,11 @@ type Options struct {
 	// WarnBelow: the startup probe warns when the tmpfs is smaller. 0 means
 	// DefaultWarnBelow.
 	WarnBelow int64
+	// ReuseCap caps the bytes of idle segments kept for reuse with workers
+	// that keep segments after reading (Route.Reuse; see reuse.go). 0 means
+	// DefaultReuseCap or a quarter of the budget, whichever is smaller;
+	// negative turns reuse off.
+	ReuseCap int64
 	// Registerer receives the metrics; nil registers nothing.
 	Registerer prometheus.Registerer
 	// Logger receives the probe's warnings and janitor errors; nil discards.
@@ -97,7 +102,15 @@ type Pool struct {
 	closed bool
 	live   map[string]*Segment // created, not yet committed or released
 	handed map[string]handoff  // committed: the worker owns them now
-	inUse  int64               // bytes of live + handed
+	inUse  int64               // bytes of live + handed + free
+
+	// Reuse (reuse.go): idle reusable segments, oldest first, and their
+	// bytes; reuseCap 0 means reuse is off.
+	free      []*Segment
+	freeBytes int64
+	reuseCap  int64
+
+	sweepMu sync.Mutex // one Sweep at a time
 }
 
 // handoff is a segment given to a worker, kept until it disappears (the
@@ -159,6 +172,16 @@ func New(o Options) (*Pool, error) {
 		return nil, err
 	}
 	p.runProbe()
+	switch {
+	case o.ReuseCap < 0:
+	case o.ReuseCap > 0:
+		p.reuseCap = o.ReuseCap
+	default:
+		p.reuseCap = DefaultReuseCap
+		if b := p.probe.Budget; b >= 0 && b/4 < p.reuseCap {
+			p.reuseCap = b / 4
+		}
+	}
 	for _, w := range p.probe.Warnings {
 		o.Logger.Warn("shared memory: "+w, "dir", o.Dir)
 	}
@@ -196,11 +219,12 @@ func (p *Pool) Owner() string { return p.owner }
 // Prefix is the name prefix of this pool's segments.
 func (p *Pool) Prefix() string { return p.opts.Prefix }
 
-// InUse returns the number of segments and bytes currently held.
+// InUse returns the number of segments and bytes currently held (being
+// filled, handed to workers, or idle for reuse).
 func (p *Pool) InUse() (segments int, bytes int64) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return len(p.live) + len(p.handed), p.inUse
+	return len(p.live) + len(p.handed) + len(p.free), p.inUse
 }
 
 // NewBatch starts the set of segments of one request. When ctx ends before
@@ -244,24 +268,36 @@ func (p *Pool) alloc(n int) (*Segment, error) {
 }
 
 // reserve adds n to the bytes in use, or fails with ErrOverBudget. Over the
-// budget it first forgets handed-off segments that workers already removed.
+// budget it first forgets handed-off segments that workers already removed,
+// then removes idle segments kept for reuse, oldest first.
 func (p *Pool) reserve(n int64) error {
 	p.mu.Lock()
-	defer p.mu.Unlock()
 	if p.closed {
+		p.mu.Unlock()
 		return fmt.Errorf("shm: alloc: pool closed: %w", ErrUnavailable)
 	}
 	b := p.probe.Budget
 	if b < 0 || p.inUse+n <= b {
 		p.inUse += n
+		p.mu.Unlock()
 		return nil
 	}
 	p.reclaimLocked()
-	if p.inUse+n <= b {
-		p.inUse += n
-		return nil
+	var evicted []*Segment
+	if over := p.inUse + n - b; over > 0 {
+		evicted = p.trimLocked(max(0, p.freeBytes-over))
 	}
-	return fmt.Errorf("shm: alloc %d bytes with %d of %d in use: %w", n, p.inUse, b, ErrOverBudget)
+	ok := p.inUse+n <= b
+	if ok {
+		p.inUse += n
+	}
+	inUse := p.inUse
+	p.mu.Unlock()
+	p.discard(evicted)
+	if !ok {
+		return fmt.Errorf("shm: alloc %d bytes with %d of %d in use: %w", n, inUse, b, ErrOverBudget)
+	}
+	return nil
 }
 
 func (p *Pool) unreserve(n int64) {
@@ -325,8 +361,9 @@ func (p *Pool) unlinkOwn(name string) {
 }
 
 // Close unlinks the segments still being filled (their mappings stay until
-// their batch ends) and closes the directory. Segments already handed to
-// workers are left to them and to janitors.
+// their batch ends) and the idle segments kept for reuse, and closes the
+// directory. Segments already handed to workers are left to them and to
+// janitors.
 func (p *Pool) Close() error {
 	p.mu.Lock()
 	if p.closed {
@@ -338,7 +375,9 @@ func (p *Pool) Close() error {
 	for _, s := range p.live {
 		segs = append(segs, s)
 	}
+	idle := p.trimLocked(0)
 	p.mu.Unlock()
+	p.discard(idle)
 	// Detached, not unmapped: a producer may still be writing into one.
 	for _, s := range segs {
 		s.detach()

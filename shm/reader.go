@@ -71,6 +71,12 @@ func NewReader(o ReaderOptions) (*Reader, error) {
 	return r, nil
 }
 
+// KeepsFiles reports whether the reader leaves segments in place after
+// reading them (ReaderOptions.KeepFiles): a worker using it advertises
+// scheduler_info["shm_keep_after_read"] = true, so that gateways may reuse
+// segments (see Route.Reuse).
+func (r *Reader) KeepsFiles() bool { return r.opts.KeepFiles }
+
 // NamespaceID is the value to advertise as scheduler_info["shm_namespace_id"]
 // ("" when it could not be computed).
 func (r *Reader) NamespaceID() string { return r.nsID }

@@ -25,6 +25,15 @@ type Segment struct {
 	mem      []byte // the producer's mapping, until unmap
 	sealed   bool
 	detached bool // mem is anonymous memory standing in for the file
+
+	// Reuse (see reuse.go): reusable segments go back to the pool's free
+	// list after their batch instead of being unmapped; used is how many
+	// leading bytes the last tensor took (the rest is zero), touched when
+	// the file's mtime was last set. Only the batch or free list holding
+	// the segment touches these.
+	reusable bool
+	used     int
+	touched  time.Time
 }
 
 // Name is the file name under the shared-memory directory.
@@ -57,6 +66,9 @@ func (s *Segment) Seal() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.fd < 0 {
+		// Already sealed, detached, or a reused segment (its file stayed
+		// read-only; the writable mapping is the producer's own).
+		s.sealed = true
 		return nil
 	}
 	errs := []error{unix.Fchmod(s.fd, s.pool.perm&0o444), unix.Close(s.fd)}
@@ -111,21 +123,12 @@ func (s *Segment) unmap() {
 // tmpfs fails here with ErrNoSpace rather than with SIGBUS while filling),
 // and a shared writable mapping with its pages already mapped.
 func (p *Pool) create(n int) (*Segment, error) {
-	deadline := p.opts.Now().Add(p.opts.TTL)
-	var name string
-	if p.testName != nil {
-		name = p.testName()
-	} else {
-		var err error
-		if name, err = segmentName(p.opts.Prefix, p.owner, deadline); err != nil {
-			return nil, err
-		}
+	name, deadline, err := p.newName()
+	if err != nil {
+		return nil, err
 	}
-	if err := validName(name); err != nil || !hasPrefix(name, p.opts.Prefix) {
-		return nil, fmt.Errorf("shm: create: refusing name %q", name)
-	}
-	s := &Segment{pool: p, name: name, size: n, deadline: deadline, fd: -1}
-	err := p.withDir(func(dirfd int) error {
+	s := &Segment{pool: p, name: name, size: n, deadline: deadline, fd: -1, touched: p.opts.Now()}
+	err = p.withDir(func(dirfd int) error {
 		fd, err := unix.Openat(dirfd, name,
 			unix.O_RDWR|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, p.perm)
 		if errors.Is(err, unix.ENOSPC) || errors.Is(err, unix.EDQUOT) {
@@ -146,6 +149,24 @@ func (p *Pool) create(n int) (*Segment, error) {
 		return nil, err
 	}
 	return s, nil
+}
+
+// newName returns a fresh segment name and the deadline it carries.
+func (p *Pool) newName() (string, time.Time, error) {
+	deadline := p.opts.Now().Add(p.opts.TTL)
+	var name string
+	if p.testName != nil {
+		name = p.testName()
+	} else {
+		var err error
+		if name, err = segmentName(p.opts.Prefix, p.owner, deadline); err != nil {
+			return "", time.Time{}, err
+		}
+	}
+	if err := validName(name); err != nil || !hasPrefix(name, p.opts.Prefix) {
+		return "", time.Time{}, fmt.Errorf("shm: create: refusing name %q", name)
+	}
+	return name, deadline, nil
 }
 
 // setup sets permissions, reserves and maps a freshly created segment.

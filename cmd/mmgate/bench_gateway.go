@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 
 	"github.com/mmgate/mmgate/internal/benchgw"
 )
@@ -12,15 +13,20 @@ import (
 // runBenchGateway is `mmgate bench gateway`: it load-tests a running gateway
 // with streaming one-image chat requests plus a text-only probe stream, and
 // prints throughput, latency/TTFT percentiles, errors, the transport mix and
-// per-stage means (a table, or one JSON object with --json).
+// per-stage means (a table, or one JSON object with --json) for each
+// concurrency level (one, or each of --concurrency-sweep, in order). With
+// --report DIR it also writes DIR/report.json and DIR/index.html.
 func runBenchGateway(ctx context.Context, s *stdio, args []string) int {
-	const synopsis = "bench gateway --url URL --images DIR [--concurrency N] [--requests N] [--duration D] [--model NAME] [--max-tokens N] [--json]"
+	const synopsis = "bench gateway --url URL --images DIR [--concurrency N | --concurrency-sweep 1,2,4,8] [--requests N] [--duration D] [--model NAME] [--max-tokens N] [--json] [--report DIR]"
 	fs := newFlagSet(s, "bench gateway", synopsis)
 	url := fs.String("url", "http://127.0.0.1:8080", "gateway base URL: http://HOST:PORT or unix:///path (loopback only unless --allow-remote)")
 	images := fs.String("images", "", "directory of image files; request i sends file i mod count, in name order (required)")
-	concurrency := fs.Int("concurrency", benchgw.DefaultConcurrency, "image requests in flight")
-	requests := fs.Int("requests", benchgw.DefaultRequests, "image requests to send")
-	duration := fs.Duration("duration", benchgw.DefaultDuration, "time cap: no request starts after it")
+	concurrency := trackedInt{v: benchgw.DefaultConcurrency}
+	fs.Var(&concurrency, "concurrency", "image requests in flight (`N`)")
+	sweep := fs.String("concurrency-sweep", "", "run once per concurrency level, e.g. 1,2,4,8 (default with --report and no --concurrency: "+strings.Join(itoaAll(defaultSweep), ",")+")")
+	report := fs.String("report", "", "also write report.json and index.html (charts) into this directory")
+	requests := fs.Int("requests", benchgw.DefaultRequests, "image requests to send (per concurrency level)")
+	duration := fs.Duration("duration", benchgw.DefaultDuration, "time cap: no request starts after it (per concurrency level)")
 	model := fs.String("model", benchgw.DefaultModel, "model name sent in each request")
 	maxTokens := fs.Int("max-tokens", benchgw.DefaultMaxTokens, "max_tokens of each request")
 	text := fs.String("text", benchgw.DefaultText, "text part sent after each image")
@@ -45,7 +51,7 @@ func runBenchGateway(ctx context.Context, s *stdio, args []string) int {
 		return usage(fmt.Sprintf("unexpected argument %q", rest[0]))
 	case *images == "":
 		return usage("--images DIR is required")
-	case *concurrency < 1:
+	case concurrency.v < 1:
 		return usage("--concurrency must be ≥ 1")
 	case *requests < 1:
 		return usage("--requests must be ≥ 1")
@@ -57,6 +63,11 @@ func runBenchGateway(ctx context.Context, s *stdio, args []string) int {
 		return usage("--request-timeout must be > 0")
 	}
 
+	levels, err := sweepLevels(*sweep, concurrency, *report)
+	if err != nil {
+		return usage("--concurrency-sweep: " + err.Error())
+	}
+
 	imgs, err := benchgw.LoadImages(*images)
 	if err != nil {
 		if errors.Is(err, benchgw.ErrNoImages) || errors.Is(err, os.ErrNotExist) {
@@ -65,32 +76,53 @@ func runBenchGateway(ctx context.Context, s *stdio, args []string) int {
 		fmt.Fprintln(s.err, "mmgate bench gateway:", err)
 		return 1
 	}
-	r, err := benchgw.New(benchgw.Options{
-		URL: *url, Images: imgs, Concurrency: *concurrency, Requests: *requests, Duration: *duration,
-		Model: *model, MaxTokens: *maxTokens, Text: *text, ProbeText: *probeText, NoProbe: *noProbe, ProbeInterval: *probeEvery,
-		AllowRemote: *allowRemote, RequestTimeout: *timeout, APIKey: *apiKey, Progress: s.err,
-	})
-	if err != nil {
-		return usage(err.Error())
-	}
-	fmt.Fprintf(s.err, "bench gateway: %d image requests at concurrency %d to %s (%d image files)\n", *requests, *concurrency, *url, len(imgs))
-	rep, err := r.Run(ctx)
-	if err != nil {
-		fmt.Fprintln(s.err, "mmgate bench gateway:", err)
-		return 1
+	if *report != "" {
+		if err := prepareReportDir(*report); err != nil {
+			fmt.Fprintln(s.err, "mmgate bench gateway: --report:", err)
+			return 1
+		}
 	}
 	code := 0
-	if rep.Image.Failed > 0 || rep.Image.OK == 0 {
-		code = 1
+	var runs []*benchgw.Report
+	for i, level := range levels {
+		r, err := benchgw.New(benchgw.Options{
+			URL: *url, Images: imgs, Concurrency: level, Requests: *requests, Duration: *duration,
+			Model: *model, MaxTokens: *maxTokens, Text: *text, ProbeText: *probeText, NoProbe: *noProbe, ProbeInterval: *probeEvery,
+			AllowRemote: *allowRemote, RequestTimeout: *timeout, APIKey: *apiKey, Progress: s.err,
+		})
+		if err != nil {
+			return usage(err.Error())
+		}
+		fmt.Fprintf(s.err, "bench gateway: %d image requests at concurrency %d to %s (%d image files)\n", *requests, level, *url, len(imgs))
+		rep, err := r.Run(ctx)
+		if err != nil {
+			fmt.Fprintln(s.err, "mmgate bench gateway:", err)
+			code = 1
+			break
+		}
+		runs = append(runs, rep)
+		if rep.Image.Failed > 0 || rep.Image.OK == 0 {
+			code = 1
+		}
+		if *asJSON {
+			if c := writeJSONLine(s, rep); c != 0 {
+				return c
+			}
+			continue
+		}
+		if i > 0 {
+			fmt.Fprintln(s.out)
+		}
+		if err := benchgw.WriteTable(s.out, rep); err != nil {
+			return 1
+		}
 	}
-	if *asJSON {
-		if c := writeJSONLine(s, rep); c != 0 {
+	if *report != "" && len(runs) > 0 {
+		p := gatewayReportParams{url: *url, images: *images, model: *model, imageFiles: len(imgs), requests: *requests,
+			maxTokens: *maxTokens, levels: levels, duration: *duration, timeout: *timeout, probeInterval: *probeEvery, noProbe: *noProbe}
+		if c := writeGatewayReport(s, *report, p, runs); c != 0 {
 			return c
 		}
-		return code
-	}
-	if err := benchgw.WriteTable(s.out, rep); err != nil {
-		return 1
 	}
 	return code
 }

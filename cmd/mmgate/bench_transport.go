@@ -25,8 +25,9 @@ const benchWorkerCommand = "transport-worker"
 const benchReusePrefix = "mmgatebench-"
 
 func runBenchTransport(ctx context.Context, s *stdio, args []string) int {
-	fs := newFlagSet(s, "bench transport", "bench transport [--json] [--sizes 1,4,16,64,256] [--runs N]")
+	fs := newFlagSet(s, "bench transport", "bench transport [--json] [--sizes 1,4,16,64,256] [--runs N] [--report DIR]")
 	asJSON := fs.Bool("json", false, "print {\"results\": [...]} as JSON instead of a table")
+	report := fs.String("report", "", "also write report.json and index.html (charts) into this directory")
 	sizes := fs.String("sizes", "1,4,16,64,256", "tensor sizes, comma-separated, in MiB unless suffixed (B, KiB, MiB, GiB)")
 	runs := fs.Int("runs", 10, "measured runs per size and path")
 	warmup := fs.Int("warmup", 2, "unmeasured runs per size and path before measuring")
@@ -55,6 +56,13 @@ func runBenchTransport(ctx context.Context, s *stdio, args []string) int {
 		if !contains(transportbench.KnownPaths, p) {
 			fmt.Fprintf(s.err, "mmgate bench transport: --paths: unknown path %q\n", p)
 			return 2
+		}
+	}
+
+	if *report != "" {
+		if err := prepareReportDir(*report); err != nil {
+			fmt.Fprintln(s.err, "mmgate bench transport: --report:", err)
+			return 1
 		}
 	}
 
@@ -127,14 +135,19 @@ func runBenchTransport(ctx context.Context, s *stdio, args []string) int {
 		fmt.Fprintln(s.err, "mmgate bench transport:", err)
 		return 1
 	}
+	code := 0
 	if *asJSON {
 		if res == nil {
 			res = []transportbench.Result{}
 		}
-		return writeJSONLine(s, map[string]any{"results": res})
+		code = writeJSONLine(s, map[string]any{"results": res})
+	} else {
+		printTransportTable(s.out, res)
 	}
-	printTransportTable(s.out, res)
-	return 0
+	if *report != "" && code == 0 {
+		code = writeTransportReport(s, *report, transportReportParams(sz, pl, *runs, *warmup, pool.Probe()), transportReportResults(res))
+	}
+	return code
 }
 
 // printTransportTable prints one row per size and path, with the ratio to

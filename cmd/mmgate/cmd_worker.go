@@ -43,7 +43,7 @@ func (w *workerFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&w.encoderDType, "encoder-dtype", "", "multimodal_encoder_dtype to advertise: float32|bfloat16|float16 (default: the model dtype)")
 	fs.StringVar(&w.fingerprint, "fingerprint", "sha256", "digest of encoder-input bytes in replies: sha256|crc32c")
 	fs.StringVar(&w.shmDir, "shm-dir", shm.DefaultDir, "shared-memory directory to read segments from")
-	fs.BoolVar(&w.keepShm, "keep-shm", false, "do not unlink shared-memory segments after reading them (debugging)")
+	fs.BoolVar(&w.keepShm, "keep-shm", false, "do not unlink shared-memory segments after reading them, and advertise it (scheduler_info shm_keep_after_read) so that gateways refill the same segments")
 	fs.StringVar(&w.toolCall, "reply-tool-call", "", "answer every request with this text (e.g. a <tool_call> block) instead of the description")
 	fs.DurationVar(&w.tokenDelay, "token-delay", 0, "pause between streamed tokens (tests of cancellation)")
 	fs.IntVar(&w.rejectEvery, "reject-every", 0, "fail every Nth Generate call with INVALID_ARGUMENT (fault injection; 0 never)")

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"image"
 	"image/color"
@@ -13,14 +14,35 @@ import (
 	"time"
 )
 
+// embeddedFlags are settings of the embedded worker beyond serveFlags.
+type embeddedFlags struct {
+	keepShm bool
+}
+
+// registerEmbedded adds the embedded worker's own flags to serve's set.
+func (e *embeddedFlags) registerEmbedded(fs *flag.FlagSet) {
+	fs.BoolVar(&e.keepShm, "embedded-keep-shm", true,
+		"the embedded worker keeps shared-memory segments after reading them and advertises it, so the gateway refills the same segments instead of creating one per tensor; false: it unlinks each segment after reading")
+}
+
+// defaultEmbeddedFlags are embeddedFlags' defaults (as registerEmbedded sets).
+func defaultEmbeddedFlags() embeddedFlags { return embeddedFlags{keepShm: true} }
+
 // startEmbeddedWorker runs a reference worker inside this process on a unix
 // socket under dir, sharing the gateway's shared-memory directory. It returns
 // a stop function and the worker's URL.
+//
+// The worker keeps the segments it reads (the gateway's pool owns them and
+// refills them; see shm.Route.Reuse) unless --embedded-keep-shm=false.
 func startEmbeddedWorker(ctx context.Context, modelDir, dir string, f *serveFlags, log *slog.Logger) (func(), string, error) {
+	return startEmbeddedWorkerWith(ctx, modelDir, dir, f, defaultEmbeddedFlags(), log)
+}
+
+func startEmbeddedWorkerWith(ctx context.Context, modelDir, dir string, f *serveFlags, ef embeddedFlags, log *slog.Logger) (func(), string, error) {
 	sock := filepath.Join(dir, "worker.sock")
 	w := workerFlags{
 		model: modelDir, listen: "unix://" + sock, fingerprint: f.embeddedFP, shmDir: f.shmDir,
-		maxMessageSize: int(f.maxMessageSize),
+		maxMessageSize: int(f.maxMessageSize), keepShm: ef.keepShm,
 	}
 	srv, reader, err := w.build(log.With("component", "embedded-worker"))
 	if err != nil {
@@ -39,7 +61,7 @@ func startEmbeddedWorker(ctx context.Context, modelDir, dir string, f *serveFlag
 	}
 	srv.Register(g)
 	go g.Serve(lis)
-	log.Info("embedded reference worker started", "socket", sock, "model", modelDir, "served_model_name", srv.ServedModelName(), "fingerprint", f.embeddedFP)
+	log.Info("embedded reference worker started", "socket", sock, "model", modelDir, "served_model_name", srv.ServedModelName(), "fingerprint", f.embeddedFP, "keep_shm", ef.keepShm)
 	stop := func() {
 		done := make(chan struct{})
 		go func() { g.GracefulStop(); close(done) }()

@@ -36,7 +36,10 @@ func newTrap(t *testing.T) *trap {
 	return tr
 }
 
-func (tr *trap) port() string { _, p, _ := net.SplitHostPort(tr.srv.Listener.Addr().String()); return p }
+func (tr *trap) port() string {
+	_, p, _ := net.SplitHostPort(tr.srv.Listener.Addr().String())
+	return p
+}
 
 func imageRequest(url string) []byte {
 	return []byte(fmt.Sprintf(`{"model":"qwen3-vl","max_tokens":4,"messages":[{"role":"user","content":[{"type":"image_url","image_url":{"url":%q}},{"type":"text","text":"x"}]}]}`, url))
@@ -299,7 +302,7 @@ func TestFetchHostileServers(t *testing.T) {
 			return
 		}
 		defer conn.Close()
-		bw.WriteString("HTTP/1.1 200 OK\r\nContent-Type: image/png\r\nContent-Length: 10\r\n\r\n")
+		bw.WriteString("HTTP/1.1 200 OK\r\nContent-Type: image/png\r\nContent-Length: 10\r\nConnection: close\r\n\r\n")
 		bw.Write(make([]byte, 1<<20))
 		bw.Flush()
 	})

@@ -34,7 +34,7 @@ type Config struct {
 
 	TokenDelay  time.Duration // workers' pause between tokens; default 1 ms (soak), 0 (load)
 	CacheBytes  int64         // gateway tensor-cache budget; default 32 MiB
-	ShmBudget   int64         // gateway shm budget; default 0: the gateway's own (half the tmpfs)
+	ShmBudget   int64         // gateway shm budget; default: the gateway's own (half the tmpfs) in soak mode, 128 MiB in load mode
 	JanitorTTL  time.Duration // default 2 s
 	JanitorTick time.Duration // default 500 ms
 
@@ -59,6 +59,9 @@ func (c *Config) defaults() error {
 	if c.Load {
 		def(&c.Concurrency, 64)
 		def(&c.MaxInFlight, 48)
+		if c.ShmBudget == 0 {
+			c.ShmBudget = 128 << 20
+		}
 		c.CancelPercent, c.KillEvery, c.RejectEvery, c.FillEvery = -1, -1, -1, -1
 	} else {
 		def(&c.Concurrency, 8)
@@ -102,7 +105,7 @@ type Report struct {
 	ServerErrors5x int            `json:"server_errors_5xx"`
 	Problems       []string       `json:"problems"` // first few wrong/unclean cases, described
 
-	LatencyMS   Percentiles `json:"latency_ms"`     // successful requests
+	LatencyMS   Percentiles `json:"latency_ms"`      // successful requests
 	Overload429 Percentiles `json:"overload_429_ms"` // time to a 429
 
 	WorkerKills   int    `json:"worker_kills"`
@@ -111,16 +114,16 @@ type Report struct {
 	RejectEvery   int    `json:"reject_every"`
 	CancelPercent int    `json:"cancel_percent"`
 
-	GoroutinesBaseline float64 `json:"goroutines_baseline"`
-	GoroutinesPeak     float64 `json:"goroutines_peak"`
-	GoroutinesAfter    float64 `json:"goroutines_after"`
-	RSSBaselineMiB     float64 `json:"rss_baseline_mib"`
-	RSSPeakMiB         float64 `json:"rss_peak_mib"`
-	RSSAfterMiB        float64 `json:"rss_after_mib"`
-	ShmPeakBytes       float64 `json:"shm_peak_bytes"`
-	ShmBudgetBytes     int64   `json:"shm_budget_bytes"`
-	CachePeakBytes     float64 `json:"cache_peak_bytes"`
-	CacheBudgetBytes   int64   `json:"cache_budget_bytes"`
+	GoroutinesBaseline float64  `json:"goroutines_baseline"`
+	GoroutinesPeak     float64  `json:"goroutines_peak"`
+	GoroutinesAfter    float64  `json:"goroutines_after"`
+	RSSBaselineMiB     float64  `json:"rss_baseline_mib"`
+	RSSPeakMiB         float64  `json:"rss_peak_mib"`
+	RSSAfterMiB        float64  `json:"rss_after_mib"`
+	ShmPeakBytes       float64  `json:"shm_peak_bytes"`
+	ShmBudgetBytes     int64    `json:"shm_budget_bytes"`
+	CachePeakBytes     float64  `json:"cache_peak_bytes"`
+	CacheBudgetBytes   int64    `json:"cache_budget_bytes"`
 	SegmentsLeft       []string `json:"segments_left"`
 
 	Failures []string `json:"failures"` // why the run failed; empty when it passed

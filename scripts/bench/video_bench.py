@@ -12,7 +12,8 @@ Both sides are timed in-process, per video, without process start-up:
     --repeat calls: ffprobe -count_frames (a full decode), ffprobe for the
     fps, the first frame for the size, one FFmpeg decode with the same select
     filter, then Pillow resize + NumPy normalize/patchify per frame.
-The pixel_values sha256 of both sides must agree.
+Each side runs once untimed first (warm-up). The pixel_values sha256 of
+both sides must agree.
 
     video_bench.py --test-bin videoprep.test --video clip.mp4 [--repeat 3] [--model M]...
 """
@@ -30,6 +31,8 @@ import video_reference as ref  # noqa: E402
 
 
 def go_side(test_bin, video, model, repeat):
+    subprocess.run([test_bin, "-test.run", "^$", "-test.bench", "^BenchmarkVideoFile$", "-test.benchtime", "1x",
+                    "-video", video, "-video-model", model], capture_output=True, check=True)  # warm-up
     p = subprocess.run([test_bin, "-test.run", "^$", "-test.bench", "^BenchmarkVideoFile$",
                         "-test.benchtime", "%dx" % repeat, "-test.v", "-test.count", "1",
                         "-video", video, "-video-model", model],
@@ -44,6 +47,7 @@ def go_side(test_bin, video, model, repeat):
 
 
 def py_side(video, model, repeat):
+    ref.preprocess_file(video, model, select=True)  # warm-up
     times, line, pv = [], None, None
     for _ in range(repeat):
         pv = None

@@ -24,8 +24,10 @@
 // sampling (Qwen3VLVideoProcessor: float64 linspace), per-frame sizes under
 // the T·H·W budget and timestamp strings; Qwen2-VL / Qwen2.5-VL sampling,
 // per-frame sizes and second_per_grid_ts as qwen-vl-utils 0.0.10 computes
-// them (float32 linspace as ATen fills it). Video pixel processing is not
-// implemented yet.
+// them (float32 linspace as ATen fills it). PlanVideo, StartVideo and
+// ProcessVideo (video_process*.go) resize each sampled frame with the same
+// Pillow-exact bicubic as images, normalize with the same table and write
+// the temporally patchified rows straight into the caller's buffer.
 //
 // Beyond the reference, a plan whose resized area exceeds
 // Options.PixelLimit (default 64 Mpx) is refused with vision.ErrTooLarge, so

@@ -262,6 +262,7 @@ func (p *Processor) StartVideo(plan vision.VideoPlan, dt tensor.DType, dst []byt
 		norm:    p.norm,
 		filter:  resample.Filter(s.resample),
 		slots:   make([]*imaging.RGB, n),
+		owned:   make([]bool, n),
 		arrived: make([]bool, n),
 		written: make([]bool, plan.GridT),
 	}
@@ -284,9 +285,11 @@ type videoSink struct {
 
 	mu      sync.Mutex
 	slots   []*imaging.RGB // resized frames waiting for their group
+	owned   []bool         // slots[k] was allocated here (not the caller's frame)
 	arrived []bool
 	written []bool
-	groups  int // groups written
+	groups  int            // groups written
+	free    []*imaging.RGB // planned-size images to reuse
 
 	resize, patchify atomic.Int64 // nanoseconds
 }
@@ -318,6 +321,7 @@ func (v *videoSink) Frame(ctx context.Context, k int, frame *imaging.RGB) error 
 	}
 	t0 := time.Now()
 	resized, err := v.resizeFrame(ctx, frame)
+	owned := resized != frame
 	if err != nil {
 		return fmt.Errorf("qwenvl: video frame %d: resize: %w", k, err)
 	}
@@ -328,6 +332,7 @@ func (v *videoSink) Frame(ctx context.Context, k int, frame *imaging.RGB) error 
 	g := k / tau
 	v.mu.Lock()
 	v.slots[k] = resized
+	v.owned[k] = owned
 	var group []*imaging.RGB
 	if !v.written[g] {
 		group = make([]*imaging.RGB, tau)
@@ -350,11 +355,27 @@ func (v *videoSink) Frame(ctx context.Context, k int, frame *imaging.RGB) error 
 	v.patchify.Add(int64(time.Since(t0)))
 	v.mu.Lock()
 	for ti := range tau {
-		v.slots[min(g*tau+ti, n-1)] = nil
+		i := min(g*tau+ti, n-1)
+		if v.slots[i] != nil && v.owned[i] {
+			v.free = append(v.free, v.slots[i])
+		}
+		v.slots[i] = nil
 	}
 	v.groups++
 	v.mu.Unlock()
 	return nil
+}
+
+// image returns a planned-size image to resize into, reused when one is free.
+func (v *videoSink) image() *imaging.RGB {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if n := len(v.free); n > 0 {
+		img := v.free[n-1]
+		v.free = v.free[:n-1]
+		return img
+	}
+	return imaging.NewRGB(v.plan.Width, v.plan.Height)
 }
 
 // resizeFrame resizes to the planned size (through FirstWidth×FirstHeight
@@ -369,7 +390,7 @@ func (v *videoSink) resizeFrame(ctx context.Context, frame *imaging.RGB) (*imagi
 		cur = next
 	}
 	if cur.Width != v.plan.Width || cur.Height != v.plan.Height {
-		next := imaging.NewRGB(v.plan.Width, v.plan.Height)
+		next := v.image()
 		if err := v.p.resizer.ResizeInto(ctx, next, cur, v.filter); err != nil {
 			return nil, err
 		}
