@@ -49,6 +49,29 @@
 // owner's deadline, so several gateways and workers can share one directory
 // and no live gateway's segment is removed before its own deadline.
 //
+// # Reusing segments
+//
+// Creating, reserving, mapping and unmapping fresh tmpfs pages for every
+// tensor costs more than filling them. A worker that does not unlink
+// segments after reading them (ReaderOptions.KeepFiles; TokenSpeed's
+// TOKENSPEED_UNLINK_MM_SHM_AFTER_READ=0) and is done with their bytes once
+// it has answered advertises scheduler_info["shm_keep_after_read"] = true;
+// the engine then sets Route.Reuse (only with a namespace match and the shm
+// path). Absent or false means the behaviour above. With Route.Reuse, Place
+// takes an idle segment of a fitting size from the pool's free list (or
+// creates one), renames it to a fresh name with a fresh deadline, and
+// returns its first nbytes (the rest zeroed; the handle's nbytes is the
+// tensor's); Commit and Release put it back, still mapped; an abandoned
+// batch unlinks as usual. A segment is in one batch or on the free list,
+// never both, and a worker never sees a name twice. The free list holds at
+// most Options.ReuseCap bytes (default 1 GiB or a quarter of the budget),
+// counts against the budget (an allocation over it evicts idle segments
+// first), and is unlinked by Close. Janitors: this pool's never removes its
+// idle segments and renames those near their deadline on every sweep, so no
+// other gateway's janitor (which deletes only after a name's deadline)
+// removes them while the pool sweeps; after the pool's process dies they
+// expire like any orphan. Details in reuse.go.
+//
 // # Worker side
 //
 // Reader.Read accepts an inline payload or a handle. A handle is refused
@@ -58,7 +81,8 @@
 // O_RDONLY|O_NOFOLLOW|O_NONBLOCK relative to the directory descriptor) or is
 // shorter than offset+nbytes; or when nbytes differs from prod(shape) ×
 // element size. The segment is mapped (zero-copy) or copied, then unlinked
-// (unless ReaderOptions.KeepFiles) — after refusals too, but only for names
+// (unless ReaderOptions.KeepFiles; Reader.KeepsFiles tells the worker to
+// advertise shm_keep_after_read) — after refusals too, but only for names
 // with an accepted prefix, so a client cannot make a worker delete other
 // files.
 //
@@ -68,8 +92,9 @@
 // mmgate_mm_tensors_total and mmgate_mm_tensor_bytes_total {runtime,
 // modality, path}, mmgate_mm_shm_fallbacks_total {runtime, reason},
 // mmgate_shm_segments_in_use, mmgate_shm_bytes_in_use,
-// mmgate_shm_janitor_removed_total, and mmgate_mm_transport_seconds {path}
-// (from Place to Commit).
+// mmgate_shm_janitor_removed_total, mmgate_mm_transport_seconds {path}
+// (from Place to Commit), mmgate_shm_reuse_total {outcome: hit, miss} and
+// mmgate_shm_reuse_free_bytes.
 //
 // # Concurrency
 //

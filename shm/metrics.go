@@ -42,7 +42,7 @@ func newMetrics(reg prometheus.Registerer, p *Pool) (*metrics, error) {
 		}, []string{"path"}),
 		reuse: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "mmgate_shm_reuse_total",
-			Help: "Segments placed for workers that keep segments after reading, by outcome (hit: an idle segment was refilled; miss: a new one was created).",
+			Help: "Segments placed for workers that keep segments after reading, by outcome (hit: an idle segment was refilled; miss: none fitted and a new one was created).",
 		}, []string{"outcome"}),
 	}
 	if reg == nil {

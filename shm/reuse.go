@@ -41,6 +41,8 @@ import (
 //     and its segments expire like any other. If a free segment vanished
 //     anyway (another janitor, or a worker that unlinks after all), the
 //     rename fails and the pool forgets it and creates a new one.
+//   - A segment idle for more than idleTTLs × TTL is removed at its next
+//     renewal instead, so that the free list shrinks after a burst.
 
 // DefaultReuseCap is the default cap of the free list (see Options.ReuseCap).
 const DefaultReuseCap = 1 << 30
@@ -51,6 +53,9 @@ const pageSize = 4096
 // touchEvery is how often a long-lived reusable segment's mtime is renewed:
 // janitors believe no deadline beyond mtime + maxLifetime.
 const touchEvery = time.Hour
+
+// idleTTLs: an idle segment is kept for at most this many TTLs.
+const idleTTLs = 4
 
 // reuseSize is the size a reusable segment for n bytes is created with.
 func reuseSize(n int) int { return (n + pageSize - 1) &^ (pageSize - 1) }
@@ -79,7 +84,7 @@ func (p *Pool) Reuse() ReuseStats {
 }
 
 // allocReuse returns a reusable segment of at least n bytes: a free one,
-// renamed, or a new one. It counts the hit or miss.
+// renamed (a hit), or a new one (a miss).
 func (p *Pool) allocReuse(n int) (*Segment, error) {
 	if n <= 0 {
 		return nil, fmt.Errorf("shm: alloc %d bytes: %w", n, ErrBadOptions)
@@ -117,11 +122,11 @@ func (p *Pool) allocReuse(n int) (*Segment, error) {
 		p.m.reuse.WithLabelValues("hit").Inc()
 		return s, nil
 	}
-	p.m.reuse.WithLabelValues("miss").Inc()
 	s, err := p.alloc(reuseSize(n))
 	if err != nil {
 		return nil, err
 	}
+	p.m.reuse.WithLabelValues("miss").Inc()
 	s.reusable, s.used = true, n
 	return s, nil
 }
@@ -186,6 +191,7 @@ func (p *Pool) rename(s *Segment) error {
 // Segments already dropped (pool closed) are only unmapped.
 func (p *Pool) recycle(segs []*Segment) {
 	var gone, trim []*Segment
+	now := p.opts.Now()
 	p.mu.Lock()
 	for _, s := range segs {
 		if _, ok := p.live[s.name]; !ok {
@@ -198,6 +204,7 @@ func (p *Pool) recycle(segs []*Segment) {
 			gone = append(gone, s)
 			continue
 		}
+		s.idleSince = now
 		p.free = append(p.free, s)
 		p.freeBytes += int64(s.size)
 	}
@@ -239,10 +246,16 @@ func (p *Pool) renewFree() {
 	p.mu.Lock()
 	var due []*Segment
 	keep := p.free[:0]
+	var stale []*Segment
 	for _, s := range p.free {
 		if s.deadline.Sub(now) <= margin {
-			due = append(due, s)
 			p.freeBytes -= int64(s.size)
+			if now.Sub(s.idleSince) > idleTTLs*p.opts.TTL {
+				p.inUse -= int64(s.size)
+				stale = append(stale, s)
+				continue
+			}
+			due = append(due, s)
 		} else {
 			keep = append(keep, s)
 		}
@@ -250,6 +263,7 @@ func (p *Pool) renewFree() {
 	clear(p.free[len(keep):])
 	p.free = keep
 	p.mu.Unlock()
+	p.discard(stale)
 	if len(due) == 0 {
 		return
 	}

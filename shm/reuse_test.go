@@ -370,7 +370,7 @@ func TestReuseJanitor(t *testing.T) {
 	b.Commit()
 	first := td.GetShm().GetName()
 
-	for range 20 { // 20 × 20 s: far past every deadline
+	for range 5 { // 5 × 20 s: past several deadlines
 		clk.Add(20 * time.Second)
 		if n, err := p.Sweep(); err != nil || n != 0 {
 			t.Fatalf("own janitor removed %d (%v)", n, err)
@@ -409,5 +409,14 @@ func TestReuseJanitor(t *testing.T) {
 	}
 	if n, bytes := p.InUse(); n != 1 || bytes != int64(reuseSize(30000)) {
 		t.Fatalf("in use %d %d", n, bytes)
+	}
+
+	// Idle for more than idleTTLs TTLs, the segment is removed.
+	for range 7 {
+		clk.Add(20 * time.Second)
+		p.Sweep()
+	}
+	if n, bytes := p.InUse(); n != 0 || bytes != 0 || len(dirNames(t, dir)) != 0 || p.Reuse().Segments != 0 {
+		t.Fatalf("idle segment kept: in use %d %d, files %v", n, bytes, dirNames(t, dir))
 	}
 }

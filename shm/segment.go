@@ -29,11 +29,12 @@ type Segment struct {
 	// Reuse (see reuse.go): reusable segments go back to the pool's free
 	// list after their batch instead of being unmapped; used is how many
 	// leading bytes the last tensor took (the rest is zero), touched when
-	// the file's mtime was last set. Only the batch or free list holding
-	// the segment touches these.
-	reusable bool
-	used     int
-	touched  time.Time
+	// the file's mtime was last set, idleSince when it joined the free
+	// list. Only the batch or free list holding the segment touches these.
+	reusable  bool
+	used      int
+	touched   time.Time
+	idleSince time.Time
 }
 
 // Name is the file name under the shared-memory directory.

@@ -20,7 +20,7 @@ func runBenchGateway(ctx context.Context, s *stdio, args []string) int {
 	const synopsis = "bench gateway --url URL --images DIR [--concurrency N | --concurrency-sweep 1,2,4,8] [--requests N] [--duration D] [--model NAME] [--max-tokens N] [--json] [--report DIR]"
 	fs := newFlagSet(s, "bench gateway", synopsis)
 	url := fs.String("url", "http://127.0.0.1:8080", "gateway base URL: http://HOST:PORT or unix:///path (loopback only unless --allow-remote)")
-	images := fs.String("images", "", "directory of image files; request i sends file i mod count, in name order (required)")
+	images := fs.String("images", "", "directory of image files; request i sends file i mod count, in name order; each concurrency level goes on where the previous one stopped (required)")
 	concurrency := trackedInt{v: benchgw.DefaultConcurrency}
 	fs.Var(&concurrency, "concurrency", "image requests in flight (`N`)")
 	sweep := fs.String("concurrency-sweep", "", "run once per concurrency level, e.g. 1,2,4,8 (default with --report and no --concurrency: "+strings.Join(itoaAll(defaultSweep), ",")+")")
@@ -86,7 +86,7 @@ func runBenchGateway(ctx context.Context, s *stdio, args []string) int {
 	var runs []*benchgw.Report
 	for i, level := range levels {
 		r, err := benchgw.New(benchgw.Options{
-			URL: *url, Images: imgs, Concurrency: level, Requests: *requests, Duration: *duration,
+			URL: *url, Images: levelImages(imgs, i, *requests), Concurrency: level, Requests: *requests, Duration: *duration,
 			Model: *model, MaxTokens: *maxTokens, Text: *text, ProbeText: *probeText, NoProbe: *noProbe, ProbeInterval: *probeEvery,
 			AllowRemote: *allowRemote, RequestTimeout: *timeout, APIKey: *apiKey, Progress: s.err,
 		})

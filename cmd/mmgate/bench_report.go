@@ -86,6 +86,18 @@ func sweepLevels(sweep string, conc trackedInt, report string) ([]int, error) {
 	return []int{conc.v}, nil
 }
 
+// levelImages is the image list of the i-th level of a sweep: it starts
+// where the previous levels' requests stopped, so that with enough files no
+// level sends a picture an earlier level sent (which the gateway's tensor
+// cache would answer without preprocessing).
+func levelImages(imgs []benchgw.Image, i, requests int) []benchgw.Image {
+	k := (i * requests) % len(imgs)
+	if k == 0 {
+		return imgs
+	}
+	return append(append(make([]benchgw.Image, 0, len(imgs)), imgs[k:]...), imgs[:k]...)
+}
+
 // prepareReportDir makes sure DIR can hold the report before a long run.
 func prepareReportDir(dir string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {

@@ -15,8 +15,9 @@ const maxRenderBody = 64 << 20
 
 // runRender reads an OpenAI chat completions request on stdin and prints
 // {"prompt", "input_ids", "placeholders"} for the model folder given with
-// --model. A refused request prints {"error": …} and exits 1.
-func runRender(_ context.Context, s *stdio, args []string) int {
+// --model. Images and videos come as data: URLs; a video is probed with
+// FFmpeg and planned (no pixel is processed). A refused request prints {"error": …} and exits 1.
+func runRender(ctx context.Context, s *stdio, args []string) int {
 	fs := newFlagSet(s, "render", "render --model MODEL_DIR [flags] < request.json")
 	model := fs.String("model", "", "model folder (config.json, tokenizer.json, chat template, preprocessor_config.json)")
 	order := fs.String("media-order", string(prompt.MediaFirst), "media order inside a message when the request sets none: media_first|authored")
@@ -52,7 +53,7 @@ func runRender(_ context.Context, s *stdio, args []string) int {
 		writeJSONLine(s, map[string]string{"error": fmt.Sprintf("request over %d bytes", maxRenderBody)})
 		return 1
 	}
-	out, err := m.render(body)
+	out, err := m.render(ctx, body)
 	if err != nil {
 		writeJSONLine(s, map[string]string{"error": err.Error()})
 		return 1

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 
 	"github.com/mmgate/mmgate/chattemplate"
+	"github.com/mmgate/mmgate/internal/videoprep"
 	"github.com/mmgate/mmgate/media"
 	"github.com/mmgate/mmgate/media/fetch"
 	"github.com/mmgate/mmgate/prompt"
@@ -24,7 +25,8 @@ type renderModel struct {
 	templates *chattemplate.Set
 	tok       *tokenizer.Tokenizer
 	specials  *prompt.Specials
-	proc      vision.Processor
+	proc      *qwenvl.Processor
+	video     *videoprep.Preprocessor // nil: the model takes no video
 	decoder   *media.Decoder
 	fetcher   *fetch.Fetcher
 	order     prompt.MediaOrder
@@ -51,6 +53,10 @@ func loadRenderModel(dir string, order prompt.MediaOrder) (*renderModel, error) 
 	if err != nil {
 		return nil, err
 	}
+	vp, err := newRenderVideo(proc, sp)
+	if err != nil {
+		return nil, err
+	}
 	dec, err := media.New(media.Options{})
 	if err != nil {
 		return nil, err
@@ -60,7 +66,7 @@ func loadRenderModel(dir string, order prompt.MediaOrder) (*renderModel, error) 
 	if err != nil {
 		return nil, err
 	}
-	return &renderModel{templates: set, tok: tok, specials: sp, proc: proc, decoder: dec, fetcher: fetcher, order: order}, nil
+	return &renderModel{templates: set, tok: tok, specials: sp, proc: proc, video: vp, decoder: dec, fetcher: fetcher, order: order}, nil
 }
 
 type renderPlaceholder struct {
@@ -76,9 +82,9 @@ type renderOutput struct {
 }
 
 // errNoFetch refuses media that would have to be fetched.
-var errNoFetch = errors.New("fetching media is not enabled in render; send images as data: URLs")
+var errNoFetch = errors.New("fetching media is not enabled in render; send images and videos as data: URLs")
 
-func (m *renderModel) render(body []byte) (*renderOutput, error) {
+func (m *renderModel) render(ctx context.Context, body []byte) (*renderOutput, error) {
 	req, err := prompt.Parse(body)
 	if err != nil {
 		return nil, err
@@ -91,6 +97,7 @@ func (m *renderModel) render(body []byte) (*renderOutput, error) {
 		Specials:      m.specials,
 		MediaOrder:    m.order,
 		StringContent: !tmpl.IteratesContentParts(),
+		EnableVideo:   m.video != nil,
 	})
 	if err != nil {
 		return nil, err
@@ -102,17 +109,24 @@ func (m *renderModel) render(body []byte) (*renderOutput, error) {
 	if k := req.MMProcessorKwargs; k.MaxPixels != nil {
 		ov.MaxPixels = *k.MaxPixels
 	}
+	vov := renderVideoOverrides(req)
 	exp := make([]prompt.Expansion, len(plan.Media))
 	for i, it := range plan.Media {
-		if it.Modality != prompt.Image {
+		if it.Modality != prompt.Image && it.Modality != prompt.Video {
 			return nil, fmt.Errorf("%s: %s input is not supported by render", it.Param, it.Modality)
 		}
 		if it.Scheme() != "data" {
 			return nil, fmt.Errorf("%s: %s URL: %w", it.Param, it.Scheme(), errNoFetch)
 		}
-		md, err := m.fetcher.Fetch(context.Background(), it.URL)
+		md, err := m.fetcher.Fetch(ctx, it.URL)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", it.Param, err)
+		}
+		if it.Modality == prompt.Video {
+			if exp[i], err = m.videoExpansion(ctx, md.Bytes, vov); err != nil {
+				return nil, fmt.Errorf("%s: %w", it.Param, err)
+			}
+			continue
 		}
 		h, err := m.decoder.Probe(md.Bytes)
 		if err != nil {

@@ -91,7 +91,7 @@ func TestRenderGolden(t *testing.T) {
 				}
 				models[c.Model] = m
 			}
-			got, err := m.render(c.Request)
+			got, err := m.render(context.Background(), c.Request)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -154,7 +154,7 @@ func TestRenderCommand(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, ec := range errorCases {
-		if _, err := m.render([]byte(ec.body)); err == nil || !strings.Contains(err.Error(), ec.substr) {
+		if _, err := m.render(context.Background(), []byte(ec.body)); err == nil || !strings.Contains(err.Error(), ec.substr) {
 			t.Errorf("%s: err = %v; want an error containing %q", ec.name, err, ec.substr)
 		}
 	}

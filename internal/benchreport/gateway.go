@@ -126,7 +126,14 @@ func throughputSection(runs []*benchgw.Report, cats []string) section {
 		t.Rows = append(t.Rows, []string{itoa(r.Concurrency), num(r.ImagesPerSec), num(r.RequestsPerSec), num(r.WallSeconds),
 			itoa(r.Image.OK), itoa(r.Image.Sent), r.StoppedBy, count(r.Server.TensorCacheHits), count(r.Server.TensorCacheMisses)})
 	}
-	return section{ID: "throughput", Title: "Throughput by concurrency", Chart: c, Table: t,
+	var notes []string
+	for _, r := range runs {
+		if r.Server.TensorCacheHits > 0 {
+			notes = append(notes, "Some levels were served partly from the gateway's tensor cache (see cache hits): those images skipped decoding and preprocessing, so levels are not equally loaded. For comparable levels give at least (levels × requests) distinct images, or run the gateway with its cache disabled.")
+			break
+		}
+	}
+	return section{ID: "throughput", Title: "Throughput by concurrency", Chart: c, Table: t, Notes: notes,
 		Intro: "Successful image requests (one image each) per second of wall time. Cache hits are images the gateway served from its preprocessed-tensor cache."}
 }
 

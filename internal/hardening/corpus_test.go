@@ -99,6 +99,9 @@ func TestCorpus(t *testing.T) {
 			if d := time.Since(start); d > 10*time.Second {
 				t.Errorf("%s: took %v", c.note, d)
 			}
+			if left, _ := os.ReadDir(shm); len(left) > 0 {
+				t.Logf("%s: %d segments in the shm directory", c.name, len(left))
+			}
 			// The same request streamed: an error found before generation
 			// starts is a plain HTTP error, not a 200 stream.
 			if sb, ok := withStream(body); ok && c.status != 413 {

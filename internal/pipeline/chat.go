@@ -79,9 +79,7 @@ func (p *Pipeline) Chat(ctx context.Context, req *prompt.Request, rid string) (s
 		release()
 		return nil, err
 	}
-	d := time.Since(t0)
-	times.add("tokenize", d)
-	p.m.stage.WithLabelValues("tokenize").Observe(d.Seconds())
+	p.observe(times, "tokenize", time.Since(t0))
 
 	ctxLen := int(w.Info().Model.GetMaxContextLength())
 	if ctxLen <= 0 {
@@ -109,9 +107,7 @@ func (p *Pipeline) Chat(ctx context.Context, req *prompt.Request, rid string) (s
 	if err != nil {
 		return nil, err // Generate released the batch
 	}
-	d = time.Since(t1)
-	times.add("transport", d)
-	p.m.stage.WithLabelValues("transport").Observe(d.Seconds())
+	p.observe(times, "transport", time.Since(t1))
 	return newGeneration(p, a, req, stream, model, len(res.IDs), int(sp.N), times, outputFor(a, req, tmpl, res.Text)), nil
 }
 

@@ -96,20 +96,15 @@ func (p *Pipeline) prepareOne(ctx context.Context, a *Assets, item prompt.MediaI
 	if a.Prep == nil {
 		return prepared{}, &prompt.Error{Kind: prompt.ErrUnsupported, Param: item.Param, Msg: "this model takes no images"}
 	}
-	t0 := time.Now()
-	m, err := p.opts.Fetcher.Fetch(ctx, item.URL)
+	data, err := p.fetch(ctx, item, times)
 	if err != nil {
-		return prepared{}, fmt.Errorf("%s: %w", item.Param, err)
+		return prepared{}, err
 	}
-	d := time.Since(t0)
-	times.add("fetch", d)
-	p.m.stage.WithLabelValues("fetch").Observe(d.Seconds())
-
 	var (
 		pr  prepared
 		buf *shm.Buffer
 	)
-	work := func() { pr, buf, err = p.preprocess(ctx, a, item, m.Bytes, dt, route, batch, ov, times) }
+	work := func() { pr, buf, err = p.preprocess(ctx, a, item, data, dt, route, batch, ov, times) }
 	if p.opts.Heavy != nil {
 		if rerr := p.opts.Heavy.Run(ctx, work); rerr != nil {
 			return prepared{}, rerr
@@ -126,6 +121,23 @@ func (p *Pipeline) prepareOne(ctx context.Context, a *Assets, item prompt.MediaI
 	}
 	pr.encoder, pr.path = td, buf.Path()
 	return pr, nil
+}
+
+// fetch gets an item's bytes and records the stage time.
+func (p *Pipeline) fetch(ctx context.Context, item prompt.MediaItem, times *stageTimes) ([]byte, error) {
+	t0 := time.Now()
+	m, err := p.opts.Fetcher.Fetch(ctx, item.URL)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", item.Param, err)
+	}
+	p.observe(times, "fetch", time.Since(t0))
+	return m.Bytes, nil
+}
+
+// observe records a stage time for the request and in the metrics.
+func (p *Pipeline) observe(times *stageTimes, stage string, d time.Duration) {
+	times.add(stage, d)
+	p.m.stage.WithLabelValues(stage).Observe(d.Seconds())
 }
 
 // preprocess hashes one item's bytes and fills its destination, from the
@@ -161,10 +173,9 @@ func (p *Pipeline) preprocess(ctx context.Context, a *Assets, item prompt.MediaI
 		return prepared{}, nil, fmt.Errorf("%s: %w", item.Param, err)
 	}
 	pr.plan = res.Plan
-	for stage, d := range map[string]time.Duration{"decode": res.Timings.Decode, "resize": res.Timings.Resize, "normalize_patchify": res.Timings.NormalizePatchify} {
-		times.add(stage, d)
-		p.m.stage.WithLabelValues(stage).Observe(d.Seconds())
-	}
+	p.observe(times, "decode", res.Timings.Decode)
+	p.observe(times, "resize", res.Timings.Resize)
+	p.observe(times, "normalize_patchify", res.Timings.NormalizePatchify)
 	if p.cache.admit(key) {
 		p.cache.put(key, cached{plan: res.Plan, data: append([]byte(nil), buf.Bytes()...)})
 	}

@@ -5,7 +5,6 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
-	"time"
 
 	"github.com/mmgate/mmgate/internal/videoprep"
 	"github.com/mmgate/mmgate/prompt"
@@ -43,18 +42,14 @@ func (p *Pipeline) prepareVideo(ctx context.Context, a *Assets, item prompt.Medi
 	if a.VideoPrep == nil {
 		return prepared{}, &prompt.Error{Kind: prompt.ErrUnsupported, Param: item.Param, Msg: "video is not supported for this model"}
 	}
-	t0 := time.Now()
-	m, err := p.opts.Fetcher.Fetch(ctx, item.URL)
+	data, err := p.fetch(ctx, item, times)
 	if err != nil {
-		return prepared{}, fmt.Errorf("%s: %w", item.Param, err)
+		return prepared{}, err
 	}
-	d := time.Since(t0)
-	times.add("fetch", d)
-	p.m.stage.WithLabelValues("fetch").Observe(d.Seconds())
 
 	var buf *shm.Buffer
 	res, err := a.VideoPrep.Video(ctx, videoprep.Request{
-		Data: m.Bytes, Overrides: vov, DType: dt,
+		Data: data, Overrides: vov, DType: dt,
 		Alloc: func(n int) ([]byte, error) {
 			b, err := batch.Place(route, n, "video")
 			if err != nil {
@@ -67,12 +62,11 @@ func (p *Pipeline) prepareVideo(ctx context.Context, a *Assets, item prompt.Medi
 	if err != nil {
 		return prepared{}, fmt.Errorf("%s: %w", item.Param, err)
 	}
-	for stage, d := range map[string]time.Duration{"decode": res.Timings.Decode, "resize": res.Timings.Resize, "normalize_patchify": res.Timings.NormalizePatchify} {
-		times.add(stage, d)
-		p.m.stage.WithLabelValues(stage).Observe(d.Seconds())
-	}
+	p.observe(times, "decode", res.Timings.Decode)
+	p.observe(times, "resize", res.Timings.Resize)
+	p.observe(times, "normalize_patchify", res.Timings.NormalizePatchify)
 	vp := res.Plan
-	pr := prepared{modality: prompt.Video, plan: vp.Plan, video: &vp, hash: prompt.ContentHash(m.Bytes)}
+	pr := prepared{modality: prompt.Video, plan: vp.Plan, video: &vp, hash: prompt.ContentHash(data)}
 	td, err := buf.TensorData(dt, vp.Shape())
 	if err != nil {
 		return prepared{}, err

@@ -130,35 +130,9 @@ func (s *Server) streamChat(w http.ResponseWriter, r *http.Request, req *prompt.
 	for i := 0; i < n; i++ {
 		sse.event(chunk([]chatChoice{{Index: i, Delta: &chatMessage{Role: "assistant", Content: strPtr("")}}}, nil))
 	}
-	rec := recordOf(r)
-	var usage *Usage
-	for {
-		ev, err := gen.Next()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			if s.cutByShutdown(r) {
-				sse.event(apierrBody(errShuttingDown()))
-				sse.done()
-				return
-			}
-			if r.Context().Err() != nil {
-				return // the client is gone
-			}
-			sse.event(apierrBody(s.classify(err)))
-			sse.done()
-			return
-		}
-		if rec != nil && rec.firstToken.IsZero() && (ev.Text != "" || ev.Reasoning != "" || len(ev.ToolCalls) > 0) {
-			rec.firstToken = time.Now()
-			s.metrics.ttft.Observe(rec.firstToken.Sub(rec.start).Seconds())
-		}
-		if ev.Usage != nil {
-			usage = ev.Usage
-		}
+	usage, ok := s.pump(r, sse, gen, func(ev Event) {
 		if ev.Text == "" && ev.Reasoning == "" && len(ev.ToolCalls) == 0 && ev.FinishReason == "" {
-			continue
+			return
 		}
 		delta := &chatMessage{}
 		if ev.Text != "" {
@@ -178,6 +152,9 @@ func (s *Server) streamChat(w http.ResponseWriter, r *http.Request, req *prompt.
 			ch.FinishReason = strPtr(ev.FinishReason)
 		}
 		sse.event(chunk([]chatChoice{ch}, nil))
+	})
+	if !ok {
+		return
 	}
 	if req.IncludeUsage && usage != nil {
 		sse.event(chunk(nil, toUsage(usage)))
@@ -275,4 +252,39 @@ func (s *Server) parse(ctx context.Context, body []byte) (*prompt.Request, error
 		return nil, rerr
 	}
 	return req, err
+}
+
+// pump reads a generation's events until the end and hands each to emit. It
+// records the time to first token and keeps the usage. An error ends the
+// stream with one error event and [DONE] (nothing when the client is gone);
+// ok is false then.
+func (s *Server) pump(r *http.Request, sse *sseWriter, gen Generation, emit func(Event)) (usage *Usage, ok bool) {
+	rec := recordOf(r)
+	for {
+		ev, err := gen.Next()
+		if errors.Is(err, io.EOF) {
+			return usage, true
+		}
+		if err != nil {
+			switch {
+			case s.cutByShutdown(r):
+				sse.event(apierrBody(errShuttingDown()))
+				sse.done()
+			case r.Context().Err() != nil:
+				// The client is gone.
+			default:
+				sse.event(apierrBody(s.classify(err)))
+				sse.done()
+			}
+			return nil, false
+		}
+		if rec != nil && rec.firstToken.IsZero() && (ev.Text != "" || ev.Reasoning != "" || len(ev.ToolCalls) > 0) {
+			rec.firstToken = time.Now()
+			s.metrics.ttft.Observe(rec.firstToken.Sub(rec.start).Seconds())
+		}
+		if ev.Usage != nil {
+			usage = ev.Usage
+		}
+		emit(ev)
+	}
 }

@@ -5,7 +5,6 @@ import (
 	"io"
 	"net/http"
 	"strings"
-	"time"
 	"unicode/utf8"
 
 	"github.com/mmgate/mmgate/internal/apierr"
@@ -175,38 +174,12 @@ func (s *Server) streamCompletion(w http.ResponseWriter, r *http.Request, req *C
 	created := s.now().Unix()
 	n := gen.Choices()
 	offsets := make([]int, n)
-	rec := recordOf(r)
-	var usage *Usage
-	for {
-		ev, err := gen.Next()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			if s.cutByShutdown(r) {
-				sse.event(apierrBody(errShuttingDown()))
-				sse.done()
-				return
-			}
-			if r.Context().Err() != nil {
-				return // the client is gone
-			}
-			sse.event(apierrBody(s.classify(err)))
-			sse.done()
+	usage, ok := s.pump(r, sse, gen, func(ev Event) {
+		if ev.Index < 0 || ev.Index >= n {
 			return
 		}
-		if ev.Usage != nil {
-			usage = ev.Usage
-		}
-		if ev.Index < 0 || ev.Index >= n {
-			continue
-		}
-		if rec != nil && rec.firstToken.IsZero() && ev.Text != "" {
-			rec.firstToken = time.Now()
-			s.metrics.ttft.Observe(rec.firstToken.Sub(rec.start).Seconds())
-		}
 		if ev.Text == "" && ev.FinishReason == "" && (req.Logprobs == nil || len(ev.Logprobs) == 0) {
-			continue
+			return
 		}
 		ch := completionChoice{Index: ev.Index, Text: ev.Text}
 		if req.Logprobs != nil {
@@ -217,6 +190,9 @@ func (s *Server) streamCompletion(w http.ResponseWriter, r *http.Request, req *C
 			ch.FinishReason = strPtr(ev.FinishReason)
 		}
 		sse.event(completion{ID: id, Object: "text_completion", Created: created, Model: gen.Model(), Choices: []completionChoice{ch}})
+	})
+	if !ok {
+		return
 	}
 	if req.Params.IncludeUsage && usage != nil {
 		sse.event(completion{ID: id, Object: "text_completion", Created: created, Model: gen.Model(), Choices: []completionChoice{}, Usage: toUsage(usage)})

@@ -1,0 +1,68 @@
+package main
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/mmgate/mmgate/internal/videoprep"
+	"github.com/mmgate/mmgate/media/video"
+	"github.com/mmgate/mmgate/prompt"
+	"github.com/mmgate/mmgate/vision"
+	"github.com/mmgate/mmgate/vision/qwenvl"
+)
+
+// This file answers: how does `render` size a video? It probes the data:
+// URL's bytes with FFmpeg and plans the video as the gateway does (sampled
+// frames, resized size, grid, timestamps) without processing any pixel,
+// then lays the placeholders out with prompt.VideoExpansion, the gateway's
+// rule.
+
+// newRenderVideo builds the video planner of a model whose config names a
+// video pad token; nil when it names none.
+func newRenderVideo(proc *qwenvl.Processor, sp *prompt.Specials) (*videoprep.Preprocessor, error) {
+	if _, ok := sp.Pad[prompt.Video]; !ok {
+		return nil, nil
+	}
+	dec, err := video.New(video.Options{})
+	if err != nil {
+		return nil, err
+	}
+	return videoprep.New(videoprep.Options{Decoder: dec, Processor: proc, Concurrency: 1, Workers: 1})
+}
+
+// renderVideoOverrides are the request's video settings (mm_processor_kwargs).
+func renderVideoOverrides(req *prompt.Request) vision.VideoOverrides {
+	k := req.MMProcessorKwargs
+	var o vision.VideoOverrides
+	if k.FPS != nil {
+		o.FPS = *k.FPS
+	}
+	if k.NumFrames != nil {
+		o.NumFrames = *k.NumFrames
+	}
+	if k.MinPixels != nil {
+		o.MinPixels = *k.MinPixels
+	}
+	if k.MaxPixels != nil {
+		o.MaxPixels = *k.MaxPixels
+	}
+	if k.TotalPixels != nil {
+		o.TotalPixels = float64(*k.TotalPixels)
+	}
+	return o
+}
+
+// videoExpansion plans the video in data and returns its placeholder layout.
+func (m *renderModel) videoExpansion(ctx context.Context, data []byte, o vision.VideoOverrides) (prompt.Expansion, error) {
+	if m.video == nil {
+		return prompt.Expansion{}, fmt.Errorf("this model takes no video: %w", vision.ErrUnsupported)
+	}
+	if err := o.Validate(); err != nil {
+		return prompt.Expansion{}, err
+	}
+	_, p, err := m.video.Plan(ctx, data, o)
+	if err != nil {
+		return prompt.Expansion{}, err
+	}
+	return prompt.VideoExpansion(p.Timestamps, p.GridT, p.GridH, p.GridW, m.proc.Config().MergeSize), nil
+}
