@@ -12,6 +12,10 @@
 // to end on any machine), the peer of end-to-end and failure tests, and the
 // worker side of benchmarks.
 //
+// With a reader that keeps segments after reading them
+// (shm.ReaderOptions.KeepFiles, `mmgate worker --keep-shm`) it advertises
+// scheduler_info["shm_keep_after_read"] = true, and gateways reuse segments.
+//
 // A Server is safe for concurrent use; each Generate call is independent and
 // cancellable through its context or the Abort RPC.
 package refworker

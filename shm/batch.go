@@ -162,12 +162,13 @@ func (b *Batch) Release() {
 		}
 		return
 	}
-	plain, reused := splitReusable(segs)
-	for _, s := range plain {
+	// A released request's segments are never reused: the worker may not
+	// have answered because it is still reading them, and refilling them
+	// could hand it another request's bytes.
+	for _, s := range segs {
 		s.unmap()
 	}
-	b.pool.drop(plain)
-	b.pool.recycle(reused)
+	b.pool.drop(segs)
 }
 
 // splitReusable separates segments placed for reuse from the others.

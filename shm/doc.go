@@ -61,8 +61,9 @@
 // takes an idle segment of a fitting size from the pool's free list (or
 // creates one), renames it to a fresh name with a fresh deadline, and
 // returns its first nbytes (the rest zeroed; the handle's nbytes is the
-// tensor's); Commit and Release put it back, still mapped; an abandoned
-// batch unlinks as usual. A segment is in one batch or on the free list,
+// tensor's); Commit (the worker answered, so it has read them) puts it
+// back, still mapped; Release and an abandoned batch unlink as usual, since a
+// worker that has not answered may still be reading. A segment is in one batch or on the free list,
 // never both, and a worker never sees a name twice. The free list holds at
 // most Options.ReuseCap bytes (default 1 GiB or a quarter of the budget),
 // counts against the budget (an allocation over it evicts idle segments

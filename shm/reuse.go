@@ -15,10 +15,12 @@ import (
 // segment's file and mapping after its batch and refills the same pages for
 // a later request:
 //
-//   - Commit (the worker answered: it has read the tensors) and Release
-//     (the request failed) put the batch's reusable segments on a free list
-//     instead of unmapping and unlinking them. An abandoned batch (its
-//     context ended) unlinks them as usual: a worker may still be reading.
+//   - Commit (the worker answered: it has read the tensors) puts the
+//     batch's reusable segments on a free list instead of unmapping and
+//     unlinking them. Release (the request failed before the worker
+//     answered) and an abandoned batch (its context ended) unlink them as
+//     usual: a worker may still be reading, and refilling the pages could
+//     hand it another request's bytes.
 //   - Place with Route.Reuse takes the smallest free segment that fits (at
 //     least the tensor's size, wasting at most an eighth of it plus a page),
 //     else creates one rounded up to a page. A taken segment is renamed
@@ -43,6 +45,9 @@ import (
 //     rename fails and the pool forgets it and creates a new one.
 //   - A segment idle for more than idleTTLs × TTL is removed at its next
 //     renewal instead, so that the free list shrinks after a burst.
+//   - Segments are never truncated, so a reader mapping one never faults;
+//     a worker still reading a segment after the gateway gave up on that
+//     request (its connection failed) may see the bytes of a later request.
 
 // DefaultReuseCap is the default cap of the free list (see Options.ReuseCap).
 const DefaultReuseCap = 1 << 30

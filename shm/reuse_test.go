@@ -128,21 +128,29 @@ func TestReuseSequential(t *testing.T) {
 }
 
 // A failed request's segments go back to the free list, not to the janitor.
-func TestReuseAfterRelease(t *testing.T) {
+func TestNoReuseAfterRelease(t *testing.T) {
 	p, dir := newTestPool(t, Options{})
 	r := keepReader(t, dir, true)
 	b := p.NewBatch(context.Background(), "fail")
 	_, td := placeFilled(t, b, reuseRoute, 50000, 1)
 	first := td.GetShm().GetName()
 	b.Release()
-	if st := p.Reuse(); st.Segments != 1 {
-		t.Fatalf("released segment not pooled: %+v", st)
+	// A released request's segment is removed, never reused: the worker
+	// may still be reading it.
+	if st := p.Reuse(); st.Segments != 0 {
+		t.Fatalf("released segment pooled: %+v", st)
+	}
+	if got := dirNames(t, dir); len(got) != 0 {
+		t.Fatalf("released segment %s left as %v", first, got)
+	}
+	if n, bytes := p.InUse(); n != 0 || bytes != 0 {
+		t.Fatalf("in use %d %d after release", n, bytes)
 	}
 	b2 := p.NewBatch(context.Background(), "ok")
 	_, td2 := placeFilled(t, b2, reuseRoute, 50000, 2)
 	readCheck(t, r, td2, 50000, 2)
 	b2.Commit()
-	if h, m := reuseCounts(t, p); h != 1 || m != 1 {
+	if h, m := reuseCounts(t, p); h != 0 || m != 2 {
 		t.Fatalf("hits %v misses %v", h, m)
 	}
 	if got := dirNames(t, dir); len(got) != 1 || got[0] == first {

@@ -37,6 +37,7 @@ import (
 
 // serveFlags are the gateway's settings (conventions.md lists the defaults).
 type serveFlags struct {
+	embeddedFlags
 	listen          string
 	model           string
 	workers         stringList
@@ -123,6 +124,7 @@ func (f *serveFlags) register(fs *flag.FlagSet) {
 	fs.DurationVar(&f.videoDuration, "video-max-duration", 10*time.Minute, "longest video accepted")
 	fs.IntVar(&f.videoFrames, "video-max-frames", 768, "most frames sampled from one video")
 	fs.Var(&f.videoBytes, "video-max-bytes", "largest video accepted")
+	f.registerEmbedded(fs)
 	fs.IntVar(&f.heavyNice, "heavy-nice", 10, "nice value (1-19) of the threads that decode and preprocess media, so text requests preempt them; -1 runs that work on ordinary threads")
 	fs.Var(&f.apiKeys, "api-key", "API `KEY` clients must send as \"Authorization: Bearer KEY\" on /v1/ routes (repeatable)")
 	fs.StringVar(&f.apiKeyFile, "api-key-file", "", "file of API keys, one per line (# comments allowed)")
@@ -309,7 +311,7 @@ func serve(ctx context.Context, s *stdio, f *serveFlags, c *serveConfig, log *sl
 				return err
 			}
 		}
-		stopWorker, url, err := startEmbeddedWorker(ctx, modelDir, tmp, f, log)
+		stopWorker, url, err := startEmbeddedWorkerWith(ctx, modelDir, tmp, f, f.embeddedFlags, log)
 		if err != nil {
 			return fmt.Errorf("embedded worker: %w", err)
 		}

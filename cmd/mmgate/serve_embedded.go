@@ -25,19 +25,12 @@ func (e *embeddedFlags) registerEmbedded(fs *flag.FlagSet) {
 		"the embedded worker keeps shared-memory segments after reading them and advertises it, so the gateway refills the same segments instead of creating one per tensor; false: it unlinks each segment after reading")
 }
 
-// defaultEmbeddedFlags are embeddedFlags' defaults (as registerEmbedded sets).
-func defaultEmbeddedFlags() embeddedFlags { return embeddedFlags{keepShm: true} }
-
-// startEmbeddedWorker runs a reference worker inside this process on a unix
+// startEmbeddedWorkerWith runs a reference worker inside this process on a unix
 // socket under dir, sharing the gateway's shared-memory directory. It returns
 // a stop function and the worker's URL.
 //
 // The worker keeps the segments it reads (the gateway's pool owns them and
 // refills them; see shm.Route.Reuse) unless --embedded-keep-shm=false.
-func startEmbeddedWorker(ctx context.Context, modelDir, dir string, f *serveFlags, log *slog.Logger) (func(), string, error) {
-	return startEmbeddedWorkerWith(ctx, modelDir, dir, f, defaultEmbeddedFlags(), log)
-}
-
 func startEmbeddedWorkerWith(ctx context.Context, modelDir, dir string, f *serveFlags, ef embeddedFlags, log *slog.Logger) (func(), string, error) {
 	sock := filepath.Join(dir, "worker.sock")
 	w := workerFlags{

@@ -69,7 +69,8 @@ func TestCorpus(t *testing.T) {
 		t.Fatalf("only %d corpus cases", len(cases))
 	}
 	shm := shmDir(t)
-	url, gw := startGateway(t, shm, "--embedded-worker", "--max-body-bytes", "4194304", "--cache-bytes", "0")
+	url, gw := startGateway(t, shm, "--embedded-worker", "--max-body-bytes", "4194304", "--cache-bytes", "0",
+		"--shm-ttl", "1s", "--shm-sweep-interval", "250ms")
 	healthy(t, url)
 	base := gauge(t, url, "go_goroutines")
 
@@ -99,9 +100,6 @@ func TestCorpus(t *testing.T) {
 			if d := time.Since(start); d > 10*time.Second {
 				t.Errorf("%s: took %v", c.note, d)
 			}
-			if left, _ := os.ReadDir(shm); len(left) > 0 {
-				t.Logf("%s: %d segments in the shm directory", c.name, len(left))
-			}
 			// The same request streamed: an error found before generation
 			// starts is a plain HTTP error, not a 200 stream.
 			if sb, ok := withStream(body); ok && c.status != 413 {
@@ -123,7 +121,13 @@ func TestCorpus(t *testing.T) {
 	}
 	healthy(t, url)
 	waitFor(t, gw, func() bool { return gauge(t, url, "go_goroutines") <= base+5 }, "goroutines back to the baseline")
-	waitFor(t, gw, func() bool { e, _ := os.ReadDir(shm); return len(e) == 0 }, "no shm segments left")
+	// Segments kept for reuse are removed once idle for a few TTLs; none
+	// may outlive that, and none may outlive the gateway.
+	waitFor(t, gw, func() bool { e, _ := os.ReadDir(shm); return len(e) == 0 }, "no shm segments left after the janitor interval")
+	gw.stop(t)
+	if e, _ := os.ReadDir(shm); len(e) != 0 {
+		t.Errorf("segments left after shutdown: %v", e)
+	}
 }
 
 // withStream returns body with "stream": true added, when body is a JSON

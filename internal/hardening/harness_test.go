@@ -86,6 +86,19 @@ func (p *proc) alive() bool {
 	}
 }
 
+// stop ends the process with SIGTERM (a graceful shutdown) and waits.
+func (p *proc) stop(t testing.TB) {
+	t.Helper()
+	p.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-p.done:
+	case <-time.After(20 * time.Second):
+		p.cmd.Process.Kill()
+		<-p.done
+		t.Errorf("process did not stop within 20 s of SIGTERM")
+	}
+}
+
 // start runs the binary with args until the test ends.
 func start(t testing.TB, args ...string) *proc {
 	t.Helper()

@@ -125,6 +125,7 @@ type Report struct {
 	CachePeakBytes     float64  `json:"cache_peak_bytes"`
 	CacheBudgetBytes   int64    `json:"cache_budget_bytes"`
 	SegmentsLeft       []string `json:"segments_left"`
+	SegmentsAfterStop  []string `json:"segments_after_stop"`
 
 	Failures []string `json:"failures"` // why the run failed; empty when it passed
 }

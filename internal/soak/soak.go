@@ -62,7 +62,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		cfg.ModelDir = d
 	}
 	rep := &Report{Mode: "soak", Concurrency: cfg.Concurrency, Workers: cfg.Workers, CleanErrors: map[string]int{},
-		Problems: []string{}, Failures: []string{}, SegmentsLeft: []string{}, CacheBudgetBytes: cfg.CacheBytes}
+		Problems: []string{}, Failures: []string{}, SegmentsLeft: []string{}, SegmentsAfterStop: []string{}, CacheBudgetBytes: cfg.CacheBytes}
 	if cfg.Load {
 		rep.Mode = "load"
 	} else {
@@ -290,7 +290,9 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		rep.Failures = append(rep.Failures, "the gateway died: "+short(d.gateway.stderr.String()))
 		return rep, nil
 	}
-	deadline := time.Now().Add(cfg.JanitorTTL + 4*cfg.JanitorTick + 5*time.Second)
+	// Segments the gateway keeps for reuse go after a few idle TTLs; wait
+	// for that, then for the janitor's sweep of what killed workers left.
+	deadline := time.Now().Add(6*cfg.JanitorTTL + 4*cfg.JanitorTick + 5*time.Second)
 	for {
 		rep.SegmentsLeft = d.segments()
 		if len(rep.SegmentsLeft) == 0 || time.Now().After(deadline) {
@@ -312,6 +314,9 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		}
 		time.Sleep(250 * time.Millisecond)
 	}
+	// A graceful stop leaves nothing behind.
+	d.stop()
+	rep.SegmentsAfterStop = d.segments()
 	check(&cfg, rep)
 	logf("done: %d requests in %.0fs, %d ok, failures %v", rep.Requests, rep.Seconds, rep.OK, rep.Failures)
 	return rep, nil
@@ -331,6 +336,9 @@ func check(cfg *Config, rep *Report) {
 	}
 	if len(rep.SegmentsLeft) > 0 {
 		fail("%d shm segments left after the janitor interval: %v", len(rep.SegmentsLeft), rep.SegmentsLeft)
+	}
+	if len(rep.SegmentsAfterStop) > 0 {
+		fail("%d shm segments left after the gateway stopped: %v", len(rep.SegmentsAfterStop), rep.SegmentsAfterStop)
 	}
 	if rep.GoroutinesAfter > rep.GoroutinesBaseline+10 {
 		fail("goroutine leak: %v after, baseline %v", rep.GoroutinesAfter, rep.GoroutinesBaseline)

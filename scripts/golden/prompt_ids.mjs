@@ -1,7 +1,7 @@
 // Adds token ids to the prompt references: reads prompt/testdata/render_texts.json
 // (written by prompt_reference.py), tokenizes each expanded prompt with Hugging Face
 // tokenizers (the Rust library's Node binding, the version pinned in package.json)
-// and the Qwen3 tokenizer.json, finds the maximal runs of the image pad id, and writes
+// and the Qwen3 tokenizer.json, finds the maximal runs of the image (and video) pad id, and writes
 // prompt/testdata/render_golden.json.
 // Usage: (cd scripts/golden && npm install --no-save) && node scripts/golden/prompt_ids.mjs
 // (or with NODE_PATH pointing at a node_modules that holds tokenizers).
@@ -23,12 +23,17 @@ const results = [];
 for (const r of texts.results) {
   const enc = await tok.encode(r.expanded);
   const ids = Array.from(enc.getIds());
+  // Maximal runs of the image pad id and, for cases with videos, of the video
+  // pad id (a timestamped video has one run per temporal group).
+  const pads = new Map([[r.image_token_id, 'image']]);
+  if (r.video_token_id !== undefined) pads.set(r.video_token_id, 'video');
   const placeholders = [];
   for (let i = 0; i < ids.length; i++) {
-    if (ids[i] !== r.image_token_id) continue;
+    const modality = pads.get(ids[i]);
+    if (modality === undefined) continue;
     let j = i;
-    while (j < ids.length && ids[j] === r.image_token_id) j++;
-    placeholders.push({ modality: 'image', offset: i, length: j - i });
+    while (j < ids.length && ids[j] === ids[i]) j++;
+    placeholders.push({ modality, offset: i, length: j - i });
     i = j - 1;
   }
   results.push({ name: r.name, prompt: r.prompt, input_ids: ids, placeholders });

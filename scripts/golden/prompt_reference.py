@@ -18,7 +18,18 @@ request) this script:
   3. renders it with jinja2 configured as Hugging Face transformers does;
   4. plans each image from its decoded size (Pillow, EXIF-transposed) with
      transformers v5 smart_resize and the folder's preprocessor_config.json,
-     and expands each <|image_pad|> to h*w/(patch*merge)^2 copies (processing_qwen2_5_vl.py).
+     and expands each <|image_pad|> to h*w/(patch*merge)^2 copies (processing_qwen2_5_vl.py);
+  5. takes each video's plan (sampled source frame indices, grid_thw) from the
+     video reference's goldens, internal/videoprep/testdata/golden.json (written
+     by scripts/golden/video_reference.py for the clips in media/video/testdata,
+     which the requests carry as data: URLs), and expands it as the processors
+     do: Qwen2-VL / Qwen2.5-VL replace <|video_pad|> by gt*gh*gw/merge^2 copies
+     (processing_qwen2_5_vl.py); Qwen3-VL computes the timestamps from the
+     indices and the clip's fps (spec preprocess.md 13.7, processing_qwen3_vl.py:
+     odd counts repeat the last index, seconds = index/fps, one mean per pair of
+     frames) and replaces the video's <|vision_start|><|video_pad|><|vision_end|>
+     (or bare <|video_pad|>) by, per temporal group, "<{:.1f} seconds>" +
+     <|vision_start|> + gh*gw/merge^2 pads + <|vision_end|>.
 Environment: Debian's /usr/bin/python3 (jinja2 3.1.2, Pillow 9.4.0).
 """
 import base64
@@ -35,6 +46,9 @@ from PIL import Image, ImageOps
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
 TD = os.path.join(ROOT, "prompt", "testdata")
+CLIPS = os.path.join(ROOT, "media", "video", "testdata")
+VIDEO_GOLDEN = os.path.join(ROOT, "internal", "videoprep", "testdata", "golden.json")
+VIDEO_MIME = {".mp4": "video/mp4", ".webm": "video/webm", ".mov": "video/quicktime", ".avi": "video/x-msvideo"}
 
 
 def raise_exception(message):
@@ -63,6 +77,14 @@ def load_model(name):
     with open(os.path.join(d, "config.json"), encoding="utf-8") as f:
         cfg = json.load(f)
     return processor, tok_cfg, pre, cfg
+
+
+def video_pre(name, pre):
+    path = os.path.join(TD, "models", name, "video_preprocessor_config.json")
+    if not os.path.exists(path):
+        return pre
+    with open(path, encoding="utf-8") as f:
+        return json.load(f)
 
 
 def mentions_tools(src):
@@ -110,7 +132,51 @@ def image_tokens(url, pre, kwargs):
     return (rh // patch) * (rw // patch) // (merge * merge)
 
 
-def template_input(req, string_content, placeholder):
+def video_plan(url, model, kwargs):
+    """The video reference's plan of the clip in a data: URL: (file record, case)."""
+    data = base64.b64decode(url.split(",", 1)[1])
+    with open(VIDEO_GOLDEN, encoding="utf-8") as f:
+        golden = json.load(f)
+    names = [n for n, o in golden["overrides"].items() if o == kwargs]
+    if len(names) != 1:
+        raise ValueError("no video golden for mm_processor_kwargs %r" % (kwargs,))
+    for rec in golden["files"]:
+        with open(os.path.join(CLIPS, rec["file"]), "rb") as f:
+            if f.read() != data:
+                continue
+        for c in rec["cases"]:
+            if c["model"] == model and c["override"] == names[0]:
+                if "error" in c:
+                    raise ValueError("%s: %s is refused (%s)" % (model, rec["file"], c["error"]))
+                return rec, c
+    raise ValueError("no video golden for %s with %s" % (model, names[0]))
+
+
+def qwen3_timestamps(indices, fps):
+    # processing_qwen3_vl.py _calculate_timestamps: pad to a multiple of the
+    # merge size (2) with the last index, seconds = index / fps, then the
+    # mean of each pair.
+    idx = list(indices)
+    if len(idx) % 2:
+        idx.append(idx[-1])
+    ts = [i / fps for i in idx]
+    return [(ts[k] + ts[k + 1]) / 2 for k in range(0, len(ts), 2)]
+
+
+def video_layout(url, model, vpre, kwargs):
+    """(total pads, pads per group, timestamps or None) of one video."""
+    rec, c = video_plan(url, model, kwargs)
+    gt, gh, gw = c["grid_thw"]
+    per = gh * gw // (vpre["merge_size"] ** 2)
+    if "timestamps" not in c:
+        return gt * per, per, None
+    ts = qwen3_timestamps(c["indices"], rec["fps"])
+    if ts != c["timestamps"] or len(ts) != gt:
+        raise ValueError("%s: timestamps %r differ from the video golden's %r" % (rec["file"], ts, c["timestamps"]))
+    return gt * per, per, ts
+
+
+def template_input(req, string_content, placeholder, video_placeholder=None):
     order = req.get("media_order", "media_first")
     urls = []
     msgs = []
@@ -124,6 +190,11 @@ def template_input(req, string_content, placeholder):
                 if p["type"] == "text":
                     part = {"type": "text", "text": p["text"]}
                     texts.append(part)
+                elif p["type"] == "video_url":
+                    u = p["video_url"]
+                    urls.append(("video", u if isinstance(u, str) else u["url"]))
+                    part = {"type": "video"}
+                    media.append(part)
                 else:
                     u = p["image_url"]
                     urls.append(u if isinstance(u, str) else u["url"])
@@ -132,7 +203,7 @@ def template_input(req, string_content, placeholder):
                 authored.append(part)
             if string_content:
                 text = "\n".join(t["text"] for t in texts)
-                content = "\n".join([placeholder] * len(media) + ([text] if text else []))
+                content = "\n".join([video_placeholder if x["type"] == "video" else placeholder for x in media] + ([text] if text else []))
             else:
                 content = authored if order == "authored" else media + texts
         out = {"role": m["role"], "content": content}
@@ -166,7 +237,9 @@ def reference(case):
         src = tok_cfg["chat_template"]
     string_content = not iterates_content(src)
     placeholder = "<|vision_start|><|image_pad|><|vision_end|>"
-    msgs, urls = template_input(req, string_content, placeholder)
+    msgs, urls = template_input(req, string_content, placeholder, "<|vision_start|><|video_pad|><|vision_end|>")
+    videos = [u for u in urls if isinstance(u, tuple)]
+    urls = [u for u in urls if not isinstance(u, tuple)]
     kwargs = dict(req.get("chat_template_kwargs", {}))
     add_gen = req.get("add_generation_prompt", not req.get("continue_final_message", False))
     text = compile_template(src).render(messages=msgs, tools=req.get("tools"), documents=None,
@@ -178,8 +251,31 @@ def reference(case):
     for n in counts:
         expanded = expanded.replace("<|image_pad|>", "<|placeholder|>" * n, 1)
     expanded = expanded.replace("<|placeholder|>", "<|image_pad|>")
-    return {"name": case["name"], "prompt": text, "expanded": expanded, "image_tokens": counts,
-            "image_token_id": cfg["image_token_id"]}
+    out = {"name": case["name"], "prompt": text, "expanded": expanded, "image_tokens": counts,
+           "image_token_id": cfg["image_token_id"]}
+    if videos:
+        vpre = video_pre(case["model"], pre)
+        kwargs = req.get("mm_processor_kwargs", {})
+        layouts = [video_layout(u, case["model"], vpre, kwargs) for _, u in videos]
+        out["expanded"] = expand_videos(expanded, layouts)
+        out["video_tokens"] = [n for n, _, _ in layouts]
+        out["video_timestamps"] = [["%.1f" % t for t in ts] if ts is not None else None for _, _, ts in layouts]
+        out["video_token_id"] = cfg["video_token_id"]
+    return out
+
+
+def expand_videos(text, layouts):
+    start, pad, end = "<|vision_start|>", "<|video_pad|>", "<|vision_end|>"
+    for total, per, ts in layouts:
+        if ts is None:
+            text = text.replace(pad, "<|placeholder|>" * total, 1)
+            continue
+        layout = "".join("<{:.1f} seconds>".format(t) + start + "<|placeholder|>" * per + end for t in ts)
+        if start + pad + end in text:
+            text = text.replace(start + pad + end, layout, 1)
+        else:
+            text = text.replace(pad, layout, 1)
+    return text.replace("<|placeholder|>", pad)
 
 
 def continue_final(rendered, messages):
@@ -209,6 +305,51 @@ def jpeg(w, h, color, orientation=None):
     else:
         img.save(b, "JPEG", quality=90)
     return "data:image/jpeg;base64," + base64.b64encode(b.getvalue()).decode()
+
+
+def clip(name):
+    with open(os.path.join(CLIPS, name), "rb") as f:
+        b = f.read()
+    return "data:%s;base64,%s" % (VIDEO_MIME[os.path.splitext(name)[1]], base64.b64encode(b).decode())
+
+
+def video_cases(img, txt):
+    def vid(name, bare=False):
+        u = clip(name)
+        return {"type": "video_url", "video_url": u if bare else {"url": u}}
+    small = png(64, 48, (200, 30, 30))
+    cases = []
+    for model in ("qwen2.5-vl", "qwen3-vl"):
+        cases += [
+            {"name": model + "/video", "model": model, "request": {"model": model, "messages": [
+                {"role": "user", "content": [txt("What happens in this video?"), vid("h264_moov_end.mp4")]}]}},
+            {"name": model + "/video-fps", "model": model, "request": {"model": model,
+                "mm_processor_kwargs": {"fps": 4.0},
+                "messages": [{"role": "user", "content": [vid("vp9.webm", bare=True), txt("Count the frames.")]}]}},
+            {"name": model + "/image-and-videos-vision-id", "model": model, "request": {"model": model,
+                "chat_template_kwargs": {"add_vision_id": True},
+                "messages": [
+                    {"role": "user", "content": [txt("Compare:"), img(small), vid("three_frames.mp4")]},
+                    {"role": "assistant", "content": "A red square and a short clip."},
+                    {"role": "user", "content": [txt("And this one?"), vid("rotated.mp4")]}]}},
+        ]
+    cases += [
+        {"name": "qwen3-vl/video-odd-frames", "model": "qwen3-vl", "request": {"model": "qwen3-vl", "messages": [
+            {"role": "user", "content": [vid("vfr.mp4"), txt("Describe the motion.")]}]}},
+        {"name": "qwen3-vl/video-num-frames-odd", "model": "qwen3-vl", "request": {"model": "qwen3-vl",
+            "mm_processor_kwargs": {"num_frames": 5},
+            "messages": [{"role": "system", "content": "Answer briefly."},
+                         {"role": "user", "content": [vid("h264_moov_end.mp4"), txt("When does it change?")]}]}},
+        {"name": "qwen2.5-vl/video-min-pixels", "model": "qwen2.5-vl", "request": {"model": "qwen2.5-vl",
+            "mm_processor_kwargs": {"min_pixels": 40000},
+            "messages": [{"role": "user", "content": [vid("h264_moov_end.mp4"), txt("Larger frames.")]}]}},
+        # Timestamps on exact ties (0.25, 6.75, ...) round half to even.
+        {"name": "qwen3-vl/video-half-even", "model": "qwen3-vl", "request": {"model": "qwen3-vl", "messages": [
+            {"role": "user", "content": [vid("vp9.webm"), txt("Summarize.")]}]}},
+        {"name": "qwen3-vl/video-800-frames", "model": "qwen3-vl", "request": {"model": "qwen3-vl", "messages": [
+            {"role": "user", "content": [vid("long_800f.mp4"), txt("Summarize.")]}]}},
+    ]
+    return cases
 
 
 def make_cases():
@@ -258,6 +399,7 @@ def make_cases():
             {"role": "tool", "tool_call_id": "c", "content": [txt("cropped:"), img(small)]}]}})
     cases.append({"name": "qwen2.5-vl/tools-image-only", "model": "qwen2.5-vl", "request": {"model": "qwen2.5-vl", "tools": tools,
         "messages": [{"role": "user", "content": [img(wide)]}]}})
+    cases += video_cases(img, txt)
     with open(os.path.join(TD, "render_cases.json"), "w", encoding="utf-8") as f:
         json.dump({"cases": cases}, f, ensure_ascii=False, indent=1)
         f.write("\n")
