@@ -22,7 +22,7 @@ func runBenchGateway(ctx context.Context, s *stdio, args []string) int {
 	url := fs.String("url", "http://127.0.0.1:8080", "gateway base URL: http://HOST:PORT or unix:///path (loopback only unless --allow-remote)")
 	images := fs.String("images", "", "directory of image files; request i sends file i mod count, in name order; each concurrency level goes on where the previous one stopped (required)")
 	concurrency := trackedInt{v: benchgw.DefaultConcurrency}
-	fs.Var(&concurrency, "concurrency", "image requests in flight (`N`)")
+	fs.Var(&concurrency, "concurrency", "keep `N` image requests in flight")
 	sweep := fs.String("concurrency-sweep", "", "run once per concurrency level, e.g. 1,2,4,8 (default with --report and no --concurrency: "+strings.Join(itoaAll(defaultSweep), ",")+")")
 	report := fs.String("report", "", "also write report.json and index.html (charts) into this directory")
 	requests := fs.Int("requests", benchgw.DefaultRequests, "image requests to send (per concurrency level)")

@@ -84,13 +84,11 @@ func expansions(items []prepared, a *Assets) []prompt.Expansion {
 		merge = a.Processor.Config().MergeSize
 	}
 	for i, it := range items {
-		exp[i] = prompt.Expansion{Tokens: it.plan.Tokens}
-		if it.video != nil && len(it.video.Timestamps) > 0 {
-			per := it.plan.GridH * it.plan.GridW / (merge * merge)
-			for _, sec := range it.video.Timestamps {
-				exp[i].Groups = append(exp[i].Groups, prompt.VideoGroup{Seconds: sec, Tokens: per})
-			}
+		if v := it.video; v != nil {
+			exp[i] = prompt.VideoExpansion(v.Timestamps, v.GridT, v.GridH, v.GridW, merge)
+			continue
 		}
+		exp[i] = prompt.Expansion{Tokens: it.plan.Tokens}
 	}
 	return exp
 }

@@ -110,7 +110,7 @@ func Load(ctx context.Context, path string, opts Options) (*Result, error) {
 		return nil, err
 	}
 	res := &Result{DOM: string(dom), Body: map[string]string{}}
-	if attrs, ok := findTag(res.DOM, "body", nil); ok {
+	if attrs, ok := findTag(res.DOM, "body"); ok {
 		res.Body = attrs
 	} else {
 		return nil, fmt.Errorf("browser: no <body> in the dumped DOM of %s", url)

@@ -14,7 +14,7 @@ func TestParseTags(t *testing.T) {
 	doc := `<html><head></head><body data-check="done" data-errors="1" data-error-messages="x &gt; y | &quot;q&quot;" data-x='a>b' hidden>` +
 		`<svgx class="chart"></svgx><svg class="icon"></svg><svg class="chart wide" id="a" data-marks-expected="3" data-marks-drawn="2"></svg>` +
 		`<svg id="b" class="chart" data-marks-expected="4"></svg></body></html>`
-	attrs, ok := findTag(doc, "body", nil)
+	attrs, ok := findTag(doc, "body")
 	want := map[string]string{"data-check": "done", "data-errors": "1", "data-error-messages": `x > y | "q"`, "data-x": "a>b", "hidden": ""}
 	if !ok || !reflect.DeepEqual(attrs, want) {
 		t.Errorf("body attrs %v, want %v", attrs, want)

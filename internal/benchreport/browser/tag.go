@@ -6,7 +6,7 @@ import (
 )
 
 // findTag returns the attributes of the first <name …> start tag in doc.
-func findTag(doc, name string, _ map[string]string) (map[string]string, bool) {
+func findTag(doc, name string) (map[string]string, bool) {
 	attrs, _, ok := nextTag(doc, name)
 	return attrs, ok
 }
