@@ -1,17 +1,24 @@
 #!/usr/bin/env bash
-# Installs what mmgate's build and tests need on a fresh Debian machine (run as
-# root, or with sudo available). Safe to run again: it only installs what is
-# missing. With --dev it also installs the reference tools used to regenerate
-# golden files and run benchmarks (Python Pillow/NumPy/jinja2, protoc, djpeg).
+# Installs what mmgate needs on a fresh Debian machine (run as root, or with
+# sudo available). Safe to run again: it only installs what is missing.
+#   scripts/setup.sh          build and run (C decoders, FFmpeg)
+#   scripts/setup.sh --test   + what the tests need (Chromium for the report test)
+#   scripts/setup.sh --dev    + the reference tools that regenerate golden files
+#                             and run the benchmarks (Python Pillow/NumPy/jinja2,
+#                             protoc, djpeg)
 set -euo pipefail
 
 runtime_pkgs=(pkg-config gcc libc6-dev libturbojpeg0-dev libjpeg62-turbo-dev libwebp-dev ffmpeg)
+test_pkgs=(chromium)
 dev_pkgs=(python3-pil python3-numpy python3-jinja2 protobuf-compiler libjpeg-turbo-progs time)
 
 pkgs=("${runtime_pkgs[@]}")
-if [[ "${1:-}" == "--dev" ]]; then
-	pkgs+=("${dev_pkgs[@]}")
-fi
+case "${1:-}" in
+--test) pkgs+=("${test_pkgs[@]}") ;;
+--dev) pkgs+=("${test_pkgs[@]}" "${dev_pkgs[@]}") ;;
+"") ;;
+*) echo "usage: scripts/setup.sh [--test|--dev]" >&2; exit 2 ;;
+esac
 
 missing=()
 for p in "${pkgs[@]}"; do
