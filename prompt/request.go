@@ -126,6 +126,10 @@ type ToolCall struct {
 // maxRequestDepth bounds JSON nesting in the parts Parse decodes itself.
 const maxRequestDepth = 128
 
+// MaxTopLogprobs is the largest top_logprobs accepted, as OpenAI and vLLM
+// (max_logprobs) accept.
+const MaxTopLogprobs = 20
+
 type rawRequest struct {
 	Model         string          `json:"model"`
 	Messages      json.RawMessage `json:"messages"`
@@ -217,6 +221,9 @@ func Parse(body []byte) (*Request, error) {
 	}
 	if r.N != nil && *r.N < 1 {
 		return nil, badRequest("n", "must be at least 1")
+	}
+	if r.TopLogprobs != nil && (*r.TopLogprobs < 0 || *r.TopLogprobs > MaxTopLogprobs) {
+		return nil, badRequest("top_logprobs", fmt.Sprintf("must be between 0 and %d", MaxTopLogprobs))
 	}
 	r.ContinueFinalMessage = raw.ContinueFinalMessage != nil && *raw.ContinueFinalMessage
 	switch {

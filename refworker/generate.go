@@ -12,6 +12,25 @@ import (
 	schedulerpb "github.com/mmgate/mmgate/proto/scheduler"
 )
 
+// Limits on what one request may ask for, as a real worker has them (vLLM's
+// max_logprobs defaults to 20): without them a single request could make the
+// worker build gigabytes of top-logprob lists or choices.
+const (
+	MaxTopLogprobs = 20
+	MaxN           = 256
+)
+
+// checkLimits refuses requests over MaxTopLogprobs or MaxN.
+func checkLimits(req *schedulerpb.GenerateRequest) error {
+	if k := req.GetTopLogprobsNum(); k < 0 || k > MaxTopLogprobs {
+		return status.Errorf(codes.InvalidArgument, "top_logprobs_num %d is outside 0..%d", k, MaxTopLogprobs)
+	}
+	if n := req.GetSamplingParams().GetN(); n > MaxN {
+		return status.Errorf(codes.InvalidArgument, "n %d is over the limit %d", n, MaxN)
+	}
+	return nil
+}
+
 // choice is the state of one of the n sequences of a Generate call.
 type choice struct {
 	index    uint32
@@ -43,6 +62,10 @@ func (s *Server) Generate(req *schedulerpb.GenerateRequest, stream schedulerpb.T
 	if len(ids) == 0 {
 		s.discard(req.GetMmInputs().GetItems())
 		return status.Error(codes.InvalidArgument, "tokenized input is empty")
+	}
+	if err := checkLimits(req); err != nil {
+		s.discard(req.GetMmInputs().GetItems())
+		return err
 	}
 	if n := s.opts.RejectEvery; n > 0 && s.calls.Add(1)%int64(n) == 0 {
 		s.discard(req.GetMmInputs().GetItems())

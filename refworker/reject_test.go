@@ -43,3 +43,30 @@ func TestRejectEvery(t *testing.T) {
 		t.Error("negative RejectEvery accepted")
 	}
 }
+
+// TestLimits: over-large top_logprobs_num or n are refused before any work.
+func TestLimits(t *testing.T) {
+	e := start(t, nil)
+	ids, _ := promptWith()
+	for _, c := range []struct {
+		name string
+		req  *schedulerpb.GenerateRequest
+		ok   bool
+	}{
+		{"top 20", &schedulerpb.GenerateRequest{TopLogprobsNum: 20, ReturnLogprob: true}, true},
+		{"top 21", &schedulerpb.GenerateRequest{TopLogprobsNum: 21, ReturnLogprob: true}, false},
+		{"top 1e9", &schedulerpb.GenerateRequest{TopLogprobsNum: 1e9, ReturnLogprob: true}, false},
+		{"top -1", &schedulerpb.GenerateRequest{TopLogprobsNum: -1}, false},
+		{"n 256", &schedulerpb.GenerateRequest{SamplingParams: &schedulerpb.SamplingParams{N: 256, MaxNewTokens: ptr(uint32(2))}}, true},
+		{"n 1e9", &schedulerpb.GenerateRequest{SamplingParams: &schedulerpb.SamplingParams{N: 1e9}}, false},
+	} {
+		c.req.RequestId = c.name
+		c.req.Tokenized = &schedulerpb.TokenizedInput{InputIds: ids}
+		_, err := e.generate(t, c.req)
+		if c.ok != (err == nil) || (!c.ok && status.Code(err) != codes.InvalidArgument) {
+			t.Errorf("%s: err = %v", c.name, err)
+		}
+	}
+}
+
+func ptr[T any](v T) *T { return &v }

@@ -92,6 +92,9 @@ func generated(t *testing.T) (map[string][]byte, []corpusCase) {
 	add("req_part_type_unknown.json", chat("", []any{map[string]any{"type": "hologram", "hologram": "x"}}), 400, bad, "unknown content part type")
 	add("req_image_url_number.json", chat("", []any{map[string]any{"type": "image_url", "image_url": 7}}), 400, bad, "image_url is a number")
 	add("req_audio_part.json", chat("", []any{map[string]any{"type": "input_audio", "input_audio": map[string]any{"data": "AAAA", "format": "wav"}}}), 400, bad, "audio is not supported by the model")
+	add("req_top_logprobs_huge.json", chat(`,"logprobs":true,"top_logprobs":1000000000`, "hi"), 400, bad, "top_logprobs 1e9 (once grew the worker to tens of GB)")
+	add("req_top_logprobs_21.json", chat(`,"logprobs":true,"top_logprobs":21`, "hi"), 400, bad, "top_logprobs over 20")
+	add("req_n_huge.json", chat(`,"n":1000000`, "hi"), 400, bad, "n = 1000000")
 	add("req_unknown_model.json", []byte(`{"model":"gpt-17","messages":[{"role":"user","content":"hi"}]}`), 404, "model_not_found", "unknown model")
 	var many strings.Builder
 	many.WriteString(`{"model":"qwen3-vl","max_tokens":4,"messages":[`)
