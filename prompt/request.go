@@ -178,7 +178,24 @@ type rawRequest struct {
 // Parse parses a chat completions request body. Errors are *Error values
 // wrapping ErrBadRequest, with Param set where one field is at fault.
 // Unknown fields are ignored, as OpenAI-compatible servers do.
-func Parse(body []byte) (*Request, error) {
+func Parse(body []byte) (*Request, error) { return parseLifting(body, blobMin) }
+
+// parseLifting is Parse with media strings of min bytes and more lifted out
+// of the JSON decoder's way (see blobs.go).
+func parseLifting(body []byte, min int) (*Request, error) {
+	small, blobs := liftBlobs(body, min)
+	if blobs != nil {
+		r, err := parse(small)
+		if err == nil && restoreBlobs(r.Messages, blobs) {
+			return r, nil
+		}
+		// An error, or a stand-in outside a media part: decode the body as
+		// sent, so that results and messages never depend on the lifting.
+	}
+	return parse(body)
+}
+
+func parse(body []byte) (*Request, error) {
 	if err := checkDepth(body); err != nil {
 		return nil, err
 	}

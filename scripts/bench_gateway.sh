@@ -14,6 +14,8 @@
 # requests after DURATION, default 60s).
 #
 #   scripts/bench_gateway.sh
+# SERVE_ARGS adds flags to `mmgate serve` (e.g. SERVE_ARGS="--heavy-nice -1").
+#
 #   IMAGES=200 CONCURRENCY=8 REQUESTS=200 DURATION=60s OUT=/tmp/gw scripts/bench_gateway.sh
 #
 # OUT (optional) keeps gateway.json, reference.json, summary.json and the
@@ -27,6 +29,7 @@ IMAGES=${IMAGES:-200}
 CONCURRENCY=${CONCURRENCY:-8}
 REQUESTS=${REQUESTS:-200}
 DURATION=${DURATION:-60s}
+PROBE_INTERVAL=${PROBE_INTERVAL:-25ms}
 
 work=$(mktemp -d /tmp/mmgate-bench-gw-XXXXXX)
 shmbase=/dev/shm
@@ -54,7 +57,7 @@ timeout 45 "$PY" scripts/bench/gateway_images.py --count "$IMAGES" "$work/images
 
 port=$("$PY" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 url="http://127.0.0.1:$port"
-"$work/mmgate" serve --embedded-worker --embedded-fingerprint crc32c \
+"$work/mmgate" serve --embedded-worker --embedded-fingerprint crc32c ${SERVE_ARGS:-} \
 	--listen "127.0.0.1:$port" --shm-dir "$shm" --health-interval 200ms \
 	>"$out/serve.log" 2>&1 &
 gw=$!
@@ -73,7 +76,8 @@ fi
 echo "load: $REQUESTS requests at concurrency $CONCURRENCY against $url…" >&2
 set +e
 timeout 95 "$work/mmgate" bench gateway --url "$url" --images "$work/images" \
-	--concurrency "$CONCURRENCY" --requests "$REQUESTS" --duration "$DURATION" --request-timeout 30s --json \
+	--concurrency "$CONCURRENCY" --requests "$REQUESTS" --duration "$DURATION" --request-timeout 30s \
+	--probe-interval "$PROBE_INTERVAL" --json \
 	>"$out/gateway.json"
 rc=$?
 set -e

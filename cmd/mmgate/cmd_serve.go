@@ -125,7 +125,7 @@ func (f *serveFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&f.videoFrames, "video-max-frames", 768, "most frames sampled from one video")
 	fs.Var(&f.videoBytes, "video-max-bytes", "largest video accepted")
 	f.registerEmbedded(fs)
-	fs.IntVar(&f.heavyNice, "heavy-nice", 10, "nice value (1-19) of the threads that decode and preprocess media, so text requests preempt them; -1 runs that work on ordinary threads")
+	fs.IntVar(&f.heavyNice, "heavy-nice", 10, "nice value (1-19) of the threads that decode and preprocess media, so text requests preempt them; 0 keeps the process priority on those threads; -1 runs that work on ordinary goroutines")
 	fs.Var(&f.apiKeys, "api-key", "API `KEY` clients must send as \"Authorization: Bearer KEY\" on /v1/ routes (repeatable)")
 	fs.StringVar(&f.apiKeyFile, "api-key-file", "", "file of API keys, one per line (# comments allowed)")
 	fs.BoolVar(&f.metricsAuth, "metrics-auth", false, "require an API key on /metrics too")
@@ -367,7 +367,11 @@ func serve(ctx context.Context, s *stdio, f *serveFlags, c *serveConfig, log *sl
 	// many extra processors, so ordinary goroutines always have one.
 	var heavy *cpupool.Pool
 	if f.heavyNice >= 0 {
-		heavy, err = cpupool.New(cpupool.Options{Slots: cpu, Nice: max(f.heavyNice, 1)})
+		nice := f.heavyNice
+		if nice == 0 {
+			nice = -1 // the pool's threads keep the process priority
+		}
+		heavy, err = cpupool.New(cpupool.Options{Slots: cpu, Nice: nice})
 		if err != nil {
 			return err
 		}

@@ -257,15 +257,38 @@ func (s *Server) parse(ctx context.Context, body []byte) (*prompt.Request, error
 // pump reads a generation's events until the end and hands each to emit. It
 // records the time to first token and keeps the usage. An error ends the
 // stream with one error event and [DONE] (nothing when the client is gone);
-// ok is false then.
+// ok is false then. Events are read ahead on their own goroutine, so that
+// the ones already waiting go out with a single flush.
 func (s *Server) pump(r *http.Request, sse *sseWriter, gen Generation, emit func(Event)) (usage *Usage, ok bool) {
+	type next struct {
+		ev  Event
+		err error
+	}
+	queue := make(chan next, 64)
+	stop := make(chan struct{})
+	defer close(stop)
+	go func() {
+		for {
+			ev, err := gen.Next()
+			select {
+			case queue <- next{ev, err}:
+			case <-stop:
+				return
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
 	rec := recordOf(r)
 	for {
-		ev, err := gen.Next()
+		n := <-queue
+		ev, err := n.ev, n.err
 		if errors.Is(err, io.EOF) {
 			return usage, true
 		}
 		if err != nil {
+			sse.hold = false
 			switch {
 			case s.cutByShutdown(r):
 				sse.event(apierrBody(errShuttingDown()))
@@ -285,6 +308,7 @@ func (s *Server) pump(r *http.Request, sse *sseWriter, gen Generation, emit func
 		if ev.Usage != nil {
 			usage = ev.Usage
 		}
+		sse.hold = len(queue) > 0
 		emit(ev)
 	}
 }

@@ -5,11 +5,14 @@ import (
 	"net/http"
 )
 
-// sseWriter writes server-sent events and flushes each one.
+// sseWriter writes server-sent events. Each event is flushed unless the
+// writer is told more follow at once (hold), so that a burst of tokens
+// leaves in one write.
 type sseWriter struct {
 	w       http.ResponseWriter
 	flusher http.Flusher
 	started bool
+	hold    bool
 }
 
 func newSSE(w http.ResponseWriter) *sseWriter {
@@ -42,7 +45,7 @@ func (s *sseWriter) event(v any) {
 	buf = append(buf, b...)
 	buf = append(buf, '\n', '\n')
 	s.w.Write(buf)
-	if s.flusher != nil {
+	if s.flusher != nil && !s.hold {
 		s.flusher.Flush()
 	}
 }
