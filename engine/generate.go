@@ -7,6 +7,7 @@ import (
 	"io"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
@@ -101,6 +102,13 @@ func (e *Engine) attempt(ctx context.Context, w *Worker, req *schedulerpb.Genera
 	s := &Stream{e: e, w: w, rid: rid, ctx: ctx, cancel: cancel, choices: max(1, int(req.GetSamplingParams().GetN()))}
 	w.begin()
 	s.stopAbort = context.AfterFunc(ctx, s.abort)
+	if d := e.opts.StallTimeout; d > 0 {
+		s.stall = time.AfterFunc(d, func() {
+			s.stalled.Store(true)
+			s.abort()
+			cancel()
+		})
+	}
 	cs, err := w.client.Generate(sctx, req)
 	if err == nil {
 		s.cs = cs
@@ -196,6 +204,9 @@ type Stream struct {
 
 	stopAbort func() bool
 	closed    atomic.Bool
+	// stall fires after StallTimeout without a message (nil without one).
+	stall     *time.Timer
+	stalled   atomic.Bool
 	abortOnce sync.Once
 	doneOnce  sync.Once
 	// Recv's goroutine only:
@@ -220,6 +231,11 @@ func (s *Stream) Recv() (*schedulerpb.GenerateResponse, error) {
 	var err error
 	if r == nil {
 		r, err = s.cs.Recv()
+	}
+	if err == nil && s.stall != nil && !s.stall.Reset(s.e.opts.StallTimeout) {
+		// The timer fired while this message arrived: the stream is being
+		// cancelled; report the stall rather than a half-read stream.
+		err = status.Error(codes.DeadlineExceeded, "stalled")
 	}
 	if err == nil {
 		if r.GetComplete() != nil {
@@ -249,6 +265,9 @@ func (s *Stream) Close() {
 		return
 	}
 	s.closed.Store(true)
+	if s.stall != nil {
+		s.stall.Stop()
+	}
 	s.stopAbort()
 	s.abort()
 	s.cancel()
@@ -259,6 +278,9 @@ func (s *Stream) Close() {
 // finish accounts for the end of the call (once) and frees its context.
 func (s *Stream) finish(err error) {
 	s.doneOnce.Do(func() {
+		if s.stall != nil {
+			s.stall.Stop()
+		}
 		s.stopAbort()
 		s.cancel()
 		s.w.end()
@@ -285,6 +307,9 @@ func (s *Stream) abort() {
 			ctx, cancel := context.WithTimeout(context.WithoutCancel(e.base), e.opts.AbortTimeout)
 			defer cancel()
 			reason := "client gone"
+			if s.stalled.Load() {
+				reason = "no response within the stall timeout"
+			}
 			if err := s.ctx.Err(); err != nil {
 				reason = err.Error()
 			}
@@ -304,6 +329,10 @@ func (s *Stream) mapErr(err error) error {
 	}
 	if s.closed.Load() {
 		return fmt.Errorf("engine: generate %s on %s: stream closed: %w", s.rid, s.w.URL(), context.Canceled)
+	}
+	if s.stalled.Load() {
+		return &WorkerError{Op: "generate", Worker: s.w.URL(), Code: codes.DeadlineExceeded,
+			Message: fmt.Sprintf("no response from the worker for %v", s.e.opts.StallTimeout), Kind: ErrTimeout}
 	}
 	st, _ := status.FromError(err)
 	return &WorkerError{Op: "generate", Worker: s.w.URL(), Code: st.Code(), Message: st.Message(), Kind: kindOf(st.Code())}

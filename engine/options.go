@@ -75,6 +75,12 @@ type Options struct {
 	// AbortTimeout bounds the Abort call sent when a caller gives up on a
 	// stream. Default 2 s.
 	AbortTimeout time.Duration
+	// StallTimeout, when positive, bounds the wait for each message of a
+	// Generate stream (the first response, then every next one): a worker
+	// silent for longer is aborted and the call fails with ErrTimeout. Zero
+	// means no limit (a hung worker then holds the request until the caller
+	// gives up).
+	StallTimeout time.Duration
 	// MaxBundleBytes caps the tokenizer bundle received by FetchBundle.
 	// Default 256 MiB.
 	MaxBundleBytes int

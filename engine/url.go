@@ -64,7 +64,11 @@ func ParseWorkerURL(raw string) (target string, err error) {
 		if strings.ContainsRune(u.Path, 0) {
 			return fail("NUL in socket path")
 		}
-		return "unix://" + u.Path, nil
+		// The target is parsed again as a URL (by gRPC's unix resolver):
+		// re-escape the decoded path so that it decodes to the same path
+		// ("%10" stays "%10", not a raw control byte that no URL parser
+		// accepts; a literal "%" stays "%25").
+		return "unix://" + (&url.URL{Path: u.Path}).EscapedPath(), nil
 	}
 	return fail("scheme must be grpc, grpcs or unix")
 }

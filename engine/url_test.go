@@ -80,3 +80,23 @@ func FuzzParseWorkerURL(f *testing.F) {
 		}
 	})
 }
+
+// TestParseWorkerURLEscapes: percent escapes in a socket path survive the
+// round trip through the target (found by FuzzParseWorkerURL).
+func TestParseWorkerURLEscapes(t *testing.T) {
+	for raw, want := range map[string]string{
+		"unix:///tmp/w.sock":       "unix:///tmp/w.sock",
+		"uniX:///000000%100":       "unix:///000000%100",
+		"unix:///tmp/a%20b.sock":   "unix:///tmp/a%20b.sock",
+		"unix:///tmp/pct%25x.sock": "unix:///tmp/pct%25x.sock",
+	} {
+		got, err := ParseWorkerURL(raw)
+		if err != nil || got != want {
+			t.Errorf("%q: %q, %v; want %q", raw, got, err, want)
+			continue
+		}
+		if again, err := ParseWorkerURL(got); err != nil || again != got {
+			t.Errorf("%q: target %q parses to %q, %v", raw, got, again, err)
+		}
+	}
+}

@@ -33,18 +33,23 @@ func checkLimits(req *schedulerpb.GenerateRequest) error {
 
 // choice is the state of one of the n sequences of a Generate call.
 type choice struct {
-	index    uint32
-	out      []uint32
-	done     bool
-	finish   string
-	stopID   *uint32
-	stopStr  string
-	cycle    int // position in the reply tokens
-	maxNew   int
-	minNew   int
-	stops    []string
-	stopIDs  map[uint32]bool
-	ignoreEO bool
+	index   uint32
+	out     []uint32
+	done    bool
+	finish  string
+	stopID  *uint32
+	stopStr string
+	cycle   int // position in the reply tokens
+	maxNew  int
+	minNew  int
+	stops   []string
+	// stopWindow is how many trailing tokens are decoded to look for stop
+	// strings: every token is at least one byte, so twice the longest stop
+	// string plus a margin for a partial UTF-8 sequence covers any match
+	// that ends in the newest token.
+	stopWindow int
+	stopIDs    map[uint32]bool
+	ignoreEO   bool
 }
 
 // Generate validates and reads the request's tensors, then streams the
@@ -184,15 +189,20 @@ func (s *Server) newChoices(req *schedulerpb.GenerateRequest, promptLen int) []*
 	for _, id := range sp.GetStopTokenIds() {
 		stopIDs[id] = true
 	}
+	window := 16
+	for _, st := range sp.GetStop() {
+		window = max(window, 2*len(st)+16)
+	}
 	out := make([]*choice, n)
 	for i := range out {
 		out[i] = &choice{
-			index:    uint32(i),
-			maxNew:   maxNew,
-			minNew:   int(sp.GetMinNewTokens()),
-			stops:    sp.GetStop(),
-			stopIDs:  stopIDs,
-			ignoreEO: sp.GetIgnoreEos(),
+			index:      uint32(i),
+			maxNew:     maxNew,
+			minNew:     int(sp.GetMinNewTokens()),
+			stops:      sp.GetStop(),
+			stopWindow: window,
+			stopIDs:    stopIDs,
+			ignoreEO:   sp.GetIgnoreEos(),
 		}
 	}
 	return out
@@ -229,7 +239,10 @@ func (s *Server) next(c *choice, reply []uint32) *uint32 {
 		return &tok
 	}
 	if len(c.stops) > 0 {
-		text := s.tok.Decode(c.out, true)
+		// Only the tail can hold a stop string that this token completed:
+		// decoding all of c.out at every step made long generations
+		// quadratic (minutes of CPU for one request).
+		text := s.tok.Decode(c.out[max(0, len(c.out)-c.stopWindow):], true)
 		for _, st := range c.stops {
 			if st != "" && strings.Contains(text, st) {
 				c.done, c.finish, c.stopStr = true, "stop", st

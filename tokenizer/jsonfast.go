@@ -94,7 +94,10 @@ func (s *jscan) uint() (uint32, error) {
 		s.i++
 	}
 	v, err := strconv.ParseUint(string(s.b[start:s.i]), 10, 32)
-	if err != nil || (s.i < len(s.b) && strings.IndexByte(".eE", s.b[s.i]) >= 0) {
+	// JSON has no leading zeros ("00", "012"): leave those to encoding/json,
+	// which refuses them.
+	leadingZero := s.i-start > 1 && s.b[start] == '0'
+	if err != nil || leadingZero || (s.i < len(s.b) && strings.IndexByte(".eE", s.b[s.i]) >= 0) {
 		return 0, errFast
 	}
 	return uint32(v), nil

@@ -89,6 +89,8 @@ func TestParseFastMatchesEncodingJSON(t *testing.T) {
 		`{"model": {"vocab": {"a": 1.0}}}`,
 		`{"model": {"vocab": {"a": 1}}, "model": {}}`,
 		`{"model": {"merges": [], "vocab": {"a": 0}, "dropout": null, "fuse_unk": true}, "decoder": null}`,
+		`{"model": {"vocab": {"a": 000}}}`,
+		`{"model": {"vocab": {"a": 01, "b": 10}}}`,
 	} {
 		sameParse(t, []byte(s))
 	}

@@ -69,6 +69,7 @@ type serveFlags struct {
 	policy          string
 	shutdownTimeout time.Duration
 	heavyNice       int
+	stallTimeout    time.Duration
 	videoDuration   time.Duration
 	videoFrames     int
 	videoBytes      byteSize
@@ -115,6 +116,7 @@ func (f *serveFlags) register(fs *flag.FlagSet) {
 	fs.Var(&f.shmBudget, "shm-budget", "bytes in shared memory at once (default: half the tmpfs)")
 	fs.DurationVar(&f.shmTTL, "shm-ttl", 30*time.Second, "age after which an unread segment is removed")
 	fs.DurationVar(&f.shmSweep, "shm-sweep-interval", 5*time.Second, "janitor period")
+	fs.DurationVar(&f.stallTimeout, "worker-stall-timeout", 5*time.Minute, "a worker that sends nothing for this long on a request is aborted and the request fails with 504 (0: no limit)")
 	fs.DurationVar(&f.healthInterval, "health-interval", 5*time.Second, "worker health check period")
 	fs.Var(&f.maxMessageSize, "max-message-size", "gRPC max message size")
 	fs.StringVar(&f.mediaOrder, "media-order", "media_first", "media order inside a message: media_first|authored")
@@ -330,7 +332,7 @@ func serve(ctx context.Context, s *stdio, f *serveFlags, c *serveConfig, log *sl
 	defer stopJanitor()
 	go pool.RunJanitor(poolCtx)
 
-	eng, err := engine.New(engine.Options{Workers: c.workers, Policy: f.policy, HealthInterval: f.healthInterval, Pool: pool, Registerer: reg, Logger: log})
+	eng, err := engine.New(engine.Options{StallTimeout: f.stallTimeout, Workers: c.workers, Policy: f.policy, HealthInterval: f.healthInterval, Pool: pool, Registerer: reg, Logger: log})
 	if err != nil {
 		return err
 	}
@@ -470,7 +472,7 @@ func logConfig(log *slog.Logger, f *serveFlags, c *serveConfig, modelDir string,
 		"mm_transport", f.transport, "mm_shm_min_bytes", int64(f.shmMinBytes), "shm_dir", f.shmDir,
 		"shm_usable", pool.Usable(), "shm_size", pr.Size, "shm_budget", pr.Budget, "shm_namespace_id", pr.NamespaceID,
 		"shm_ttl", f.shmTTL, "shm_group", f.shmGroup, "health_interval", f.healthInterval, "max_message_size", int64(f.maxMessageSize),
-		"media_order", f.mediaOrder, "policy", f.policy, "heavy_nice", f.heavyNice, "shutdown_timeout", f.shutdownTimeout, "decoders_exact", media.Exact(),
+		"media_order", f.mediaOrder, "policy", f.policy, "heavy_nice", f.heavyNice, "worker_stall_timeout", f.stallTimeout, "shutdown_timeout", f.shutdownTimeout, "decoders_exact", media.Exact(),
 		"api_keys", len(c.apiKeys), "metrics_auth", f.metricsAuth, "tls", c.httpTLS != nil,
 		"worker_tls_ca", f.workerTLSCA, "worker_tls_client_cert", f.workerTLSCert != "", "worker_tls_server_name", f.workerTLSName)
 	for _, w := range pr.Warnings {

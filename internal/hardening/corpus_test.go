@@ -120,7 +120,7 @@ func TestCorpus(t *testing.T) {
 		t.Fatal("gateway died")
 	}
 	healthy(t, url)
-	waitFor(t, gw, func() bool { return gauge(t, url, "go_goroutines") <= base+5 }, "goroutines back to the baseline")
+	waitFor(t, gw, func() bool { return gauge(t, url, "go_goroutines") <= base+10 }, "goroutines back to the baseline")
 	// Segments kept for reuse are removed once idle for a few TTLs; none
 	// may outlive that, and none may outlive the gateway.
 	waitFor(t, gw, func() bool { e, _ := os.ReadDir(shm); return len(e) == 0 }, "no shm segments left after the janitor interval")

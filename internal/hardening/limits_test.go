@@ -7,7 +7,8 @@ import (
 )
 
 // TestLogprobsLimits: over-large logprob requests on both endpoints are
-// refused at once and the gateway's memory does not move.
+// refused at once, a long generation with stop strings is fast, and the
+// gateway's memory does not move.
 func TestLogprobsLimits(t *testing.T) {
 	shm := shmDir(t)
 	url, gw := startGateway(t, shm, "--embedded-worker")
@@ -29,6 +30,16 @@ func TestLogprobsLimits(t *testing.T) {
 		if r.status != 400 || r.code != "invalid_request_error" || time.Since(start) > 2*time.Second {
 			t.Errorf("%s %s: got %v after %v, want 400 invalid_request_error at once", c.path, c.body, r, time.Since(start))
 		}
+	}
+	// A long generation with stop strings stays linear in its length (the
+	// reference worker once decoded its whole output at every token: about
+	// 90 s of CPU for these 200000 tokens).
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	start := time.Now()
+	r, err := post(ctx, url, "/v1/chat/completions", []byte(`{"model":"qwen3-vl","max_tokens":200000,"ignore_eos":true,"stop":["zzzz","never"],"messages":[{"role":"user","content":"hi"}]}`))
+	if err != nil || r.status != 200 || time.Since(start) > 10*time.Second {
+		t.Errorf("200000 tokens with stop strings: %v %v after %v", err, r.status, time.Since(start))
 	}
 	if after := gauge(t, url, "process_resident_memory_bytes"); after > rss+256<<20 {
 		t.Errorf("RSS grew from %.0f to %.0f MiB", rss/(1<<20), after/(1<<20))

@@ -240,7 +240,8 @@ func readStream(body io.Reader, cancelAfterFirst bool, cancel context.CancelFunc
 	return b.String(), errCode, "", ""
 }
 
-// metrics scrapes the gateway's unlabelled gauges.
+// metrics scrapes the gateway's metrics: unlabelled ones by name, labelled
+// ones by name{labels} and their sum by name{*}.
 func metrics(url string) (map[string]float64, error) {
 	r, err := http.Get(url + "/metrics")
 	if err != nil {
@@ -252,7 +253,17 @@ func metrics(url string) (map[string]float64, error) {
 	sc.Buffer(make([]byte, 1<<20), 1<<20)
 	for sc.Scan() {
 		line := sc.Text()
-		if strings.HasPrefix(line, "#") || strings.Contains(line, "{") {
+		if strings.HasPrefix(line, "#") {
+			continue
+		}
+		if i := strings.IndexByte(line, '{'); i > 0 {
+			// Labelled series are kept as name{labels} and summed per name.
+			if j := strings.LastIndexByte(line, ' '); j > i {
+				if v, err := strconv.ParseFloat(line[j+1:], 64); err == nil {
+					out[line[:j]] = v
+					out[line[:i]+"{*}"] += v
+				}
+			}
 			continue
 		}
 		f := strings.Fields(line)

@@ -114,18 +114,20 @@ type Report struct {
 	RejectEvery   int    `json:"reject_every"`
 	CancelPercent int    `json:"cancel_percent"`
 
-	GoroutinesBaseline float64  `json:"goroutines_baseline"`
-	GoroutinesPeak     float64  `json:"goroutines_peak"`
-	GoroutinesAfter    float64  `json:"goroutines_after"`
-	RSSBaselineMiB     float64  `json:"rss_baseline_mib"`
-	RSSPeakMiB         float64  `json:"rss_peak_mib"`
-	RSSAfterMiB        float64  `json:"rss_after_mib"`
-	ShmPeakBytes       float64  `json:"shm_peak_bytes"`
-	ShmBudgetBytes     int64    `json:"shm_budget_bytes"`
-	CachePeakBytes     float64  `json:"cache_peak_bytes"`
-	CacheBudgetBytes   int64    `json:"cache_budget_bytes"`
-	SegmentsLeft       []string `json:"segments_left"`
-	SegmentsAfterStop  []string `json:"segments_after_stop"`
+	GoroutinesBaseline float64            `json:"goroutines_baseline"`
+	GoroutinesPeak     float64            `json:"goroutines_peak"`
+	GoroutinesAfter    float64            `json:"goroutines_after"`
+	RSSBaselineMiB     float64            `json:"rss_baseline_mib"`
+	RSSPeakMiB         float64            `json:"rss_peak_mib"`
+	RSSAfterMiB        float64            `json:"rss_after_mib"`
+	ShmPeakBytes       float64            `json:"shm_peak_bytes"`
+	ShmBudgetBytes     int64              `json:"shm_budget_bytes"`
+	CachePeakBytes     float64            `json:"cache_peak_bytes"`
+	CacheBudgetBytes   int64              `json:"cache_budget_bytes"`
+	ShmFallbacks       map[string]float64 `json:"shm_fallbacks"`   // mmgate_mm_shm_fallbacks_total by labels
+	TensorsByPath      map[string]float64 `json:"tensors_by_path"` // mmgate_mm_tensors_total by labels
+	SegmentsLeft       []string           `json:"segments_left"`
+	SegmentsAfterStop  []string           `json:"segments_after_stop"`
 
 	Failures []string `json:"failures"` // why the run failed; empty when it passed
 }

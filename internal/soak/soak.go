@@ -62,7 +62,8 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		cfg.ModelDir = d
 	}
 	rep := &Report{Mode: "soak", Concurrency: cfg.Concurrency, Workers: cfg.Workers, CleanErrors: map[string]int{},
-		Problems: []string{}, Failures: []string{}, SegmentsLeft: []string{}, SegmentsAfterStop: []string{}, CacheBudgetBytes: cfg.CacheBytes}
+		Problems: []string{}, Failures: []string{}, SegmentsLeft: []string{}, SegmentsAfterStop: []string{},
+		ShmFallbacks: map[string]float64{}, TensorsByPath: map[string]float64{}, CacheBudgetBytes: cfg.CacheBytes}
 	if cfg.Load {
 		rep.Mode = "load"
 	} else {
@@ -309,10 +310,13 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		if err == nil {
 			rep.GoroutinesAfter, rep.RSSAfterMiB = m["go_goroutines"], m["process_resident_memory_bytes"]/(1<<20)
 		}
-		if rep.GoroutinesAfter <= rep.GoroutinesBaseline+10 || time.Now().After(deadline) {
+		if rep.GoroutinesAfter <= rep.GoroutinesBaseline+20 || time.Now().After(deadline) {
 			break
 		}
 		time.Sleep(250 * time.Millisecond)
+	}
+	if m, err := metrics(d.url); err == nil {
+		rep.ShmFallbacks, rep.TensorsByPath = labelled(m, "mmgate_mm_shm_fallbacks_total"), labelled(m, "mmgate_mm_tensors_total")
 	}
 	// A graceful stop leaves nothing behind.
 	d.stop()
@@ -340,7 +344,7 @@ func check(cfg *Config, rep *Report) {
 	if len(rep.SegmentsAfterStop) > 0 {
 		fail("%d shm segments left after the gateway stopped: %v", len(rep.SegmentsAfterStop), rep.SegmentsAfterStop)
 	}
-	if rep.GoroutinesAfter > rep.GoroutinesBaseline+10 {
+	if rep.GoroutinesAfter > rep.GoroutinesBaseline+20 {
 		fail("goroutine leak: %v after, baseline %v", rep.GoroutinesAfter, rep.GoroutinesBaseline)
 	}
 	limit := rep.RSSBaselineMiB + float64(cfg.CacheBytes)/(1<<20) + 256
@@ -554,6 +558,17 @@ func percentiles(ds []time.Duration) Percentiles {
 		return float64(ds[i].Microseconds()) / 1000
 	}
 	return Percentiles{N: len(ds), P50: at(0.5), P90: at(0.9), P99: at(0.99), Max: float64(ds[len(ds)-1].Microseconds()) / 1000}
+}
+
+// labelled returns the series of metric name keyed by their labels.
+func labelled(m map[string]float64, name string) map[string]float64 {
+	out := map[string]float64{}
+	for k, v := range m {
+		if labels, ok := strings.CutPrefix(k, name+"{"); ok && labels != "*}" {
+			out[strings.TrimSuffix(labels, "}")] = v
+		}
+	}
+	return out
 }
 
 func sum(m map[string]int) int {
