@@ -96,15 +96,30 @@ func (p *Pipeline) prepareOne(ctx context.Context, a *Assets, item prompt.MediaI
 	if a.Prep == nil {
 		return prepared{}, &prompt.Error{Kind: prompt.ErrUnsupported, Param: item.Param, Msg: "this model takes no images"}
 	}
-	data, err := p.fetch(ctx, item, times)
-	if err != nil {
-		return prepared{}, err
+	// A data: URL is decoded with the heavy work (it is CPU, not waiting);
+	// other sources are fetched before taking a heavy slot.
+	var (
+		data []byte
+		err  error
+	)
+	inline := item.Scheme() == "data"
+	if !inline {
+		if data, err = p.fetch(ctx, item, times); err != nil {
+			return prepared{}, err
+		}
 	}
 	var (
 		pr  prepared
 		buf *shm.Buffer
 	)
-	work := func() { pr, buf, err = p.preprocess(ctx, a, item, data, dt, route, batch, ov, times) }
+	work := func() {
+		if inline {
+			if data, err = p.fetch(ctx, item, times); err != nil {
+				return
+			}
+		}
+		pr, buf, err = p.preprocess(ctx, a, item, data, dt, route, batch, ov, times)
+	}
 	if p.opts.Heavy != nil {
 		if rerr := p.opts.Heavy.Run(ctx, work); rerr != nil {
 			return prepared{}, rerr
