@@ -308,6 +308,12 @@ func TestGoldenBackground(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		if !dec.Exact {
+			// Only a build without cgo decodes lossy formats with decoders
+			// that say they are not Pillow-exact.
+			t.Logf("%s: skipped, the %s decoder in this build is not Pillow-exact", bc.File, dec.Format)
+			continue
+		}
 		if got := hexSum(dec.RGB.Pix); got != bc.DecodedSHA256 {
 			t.Errorf("%s on %v: decoded sha256 %s, want %s", bc.File, bg, got, bc.DecodedSHA256)
 		}
