@@ -176,7 +176,7 @@ func buildContent(p *Plan, c Content, param string, order MediaOrder, o Options)
 		}
 		ph, ok := o.Specials.Placeholder(m)
 		if !ok {
-			return nil, &Error{Kind: ErrUnsupported, Param: pp, Msg: fmt.Sprintf("the model does not accept %s input", m)}
+			return nil, &Error{Kind: ErrUnsupported, Param: pp, Msg: fmt.Sprintf("%s is not supported for this model", m)}
 		}
 		placeholders = append(placeholders, ph)
 		p.Media = append(p.Media, MediaItem{Modality: m, URL: part.URL, Detail: part.Detail, AudioData: part.Data, AudioFormat: part.Format, Param: pp})

@@ -241,6 +241,20 @@ func TestRefusals(t *testing.T) {
 	expectStatus(t, err, 404, "model_not_found")
 	_, err = c.Chat.Completions.New(ctx, openai.ChatCompletionNewParams{Model: "qwen3-vl", Messages: []openai.ChatCompletionMessageParamUnion{openai.UserMessage("hi <|image_pad|>")}})
 	expectStatus(t, err, 400, "")
+	// Audio: a clear 400 until audio models are supported.
+	audio := `{"model": "qwen3-vl", "messages": [{"role": "user", "content": [{"type": "input_audio", "input_audio": {"data": "UklGRg==", "format": "wav"}}]}]}`
+	r, err := http.Post(url+"/v1/chat/completions", "application/json", strings.NewReader(audio))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ae struct {
+		Error struct{ Message string } `json:"error"`
+	}
+	json.NewDecoder(r.Body).Decode(&ae)
+	r.Body.Close()
+	if r.StatusCode != 400 || !strings.Contains(ae.Error.Message, "audio is not supported for this model") {
+		t.Errorf("audio: %d %q", r.StatusCode, ae.Error.Message)
+	}
 	// The server is still healthy, and nothing was left in shared memory.
 	if r, err := http.Get(url + "/health/ready"); err != nil || r.StatusCode != 200 {
 		t.Errorf("not ready after refusals: %v", err)
