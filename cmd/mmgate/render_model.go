@@ -8,12 +8,12 @@ import (
 	"path/filepath"
 
 	"github.com/mmgate/mmgate/chattemplate"
+	"github.com/mmgate/mmgate/internal/pipeline"
 	"github.com/mmgate/mmgate/internal/videoprep"
 	"github.com/mmgate/mmgate/media"
 	"github.com/mmgate/mmgate/media/fetch"
 	"github.com/mmgate/mmgate/prompt"
 	"github.com/mmgate/mmgate/tokenizer"
-	"github.com/mmgate/mmgate/vision"
 	"github.com/mmgate/mmgate/vision/qwenvl"
 )
 
@@ -102,14 +102,7 @@ func (m *renderModel) render(ctx context.Context, body []byte) (*renderOutput, e
 	if err != nil {
 		return nil, err
 	}
-	ov := vision.Overrides{}
-	if k := req.MMProcessorKwargs; k.MinPixels != nil {
-		ov.MinPixels = *k.MinPixels
-	}
-	if k := req.MMProcessorKwargs; k.MaxPixels != nil {
-		ov.MaxPixels = *k.MaxPixels
-	}
-	vov := renderVideoOverrides(req)
+	ov, vov := pipeline.ImageOverrides(req), pipeline.VideoOverrides(req)
 	exp := make([]prompt.Expansion, len(plan.Media))
 	for i, it := range plan.Media {
 		if it.Modality != prompt.Image && it.Modality != prompt.Video {

@@ -30,28 +30,6 @@ func newRenderVideo(proc *qwenvl.Processor, sp *prompt.Specials) (*videoprep.Pre
 	return videoprep.New(videoprep.Options{Decoder: dec, Processor: proc, Concurrency: 1, Workers: 1})
 }
 
-// renderVideoOverrides are the request's video settings (mm_processor_kwargs).
-func renderVideoOverrides(req *prompt.Request) vision.VideoOverrides {
-	k := req.MMProcessorKwargs
-	var o vision.VideoOverrides
-	if k.FPS != nil {
-		o.FPS = *k.FPS
-	}
-	if k.NumFrames != nil {
-		o.NumFrames = *k.NumFrames
-	}
-	if k.MinPixels != nil {
-		o.MinPixels = *k.MinPixels
-	}
-	if k.MaxPixels != nil {
-		o.MaxPixels = *k.MaxPixels
-	}
-	if k.TotalPixels != nil {
-		o.TotalPixels = float64(*k.TotalPixels)
-	}
-	return o
-}
-
 // videoExpansion plans the video in data and returns its placeholder layout.
 func (m *renderModel) videoExpansion(ctx context.Context, data []byte, o vision.VideoOverrides) (prompt.Expansion, error) {
 	if m.video == nil {

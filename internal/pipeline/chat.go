@@ -59,14 +59,7 @@ func (p *Pipeline) Chat(ctx context.Context, req *prompt.Request, rid string) (s
 			batch.Release()
 		}
 	}
-	ov := vision.Overrides{}
-	if v := req.MMProcessorKwargs.MinPixels; v != nil {
-		ov.MinPixels = *v
-	}
-	if v := req.MMProcessorKwargs.MaxPixels; v != nil {
-		ov.MaxPixels = *v
-	}
-	items, err := p.prepareMedia(ctx, a, plan, w, batch, ov, videoOverrides(req), times)
+	items, err := p.prepareMedia(ctx, a, plan, w, batch, ImageOverrides(req), VideoOverrides(req), times)
 	if err != nil {
 		release()
 		return nil, err

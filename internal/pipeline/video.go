@@ -14,8 +14,21 @@ import (
 	"github.com/mmgate/mmgate/vision"
 )
 
-// videoOverrides are the request's video settings (mm_processor_kwargs).
-func videoOverrides(req *prompt.Request) vision.VideoOverrides {
+// ImageOverrides are the request's image settings (mm_processor_kwargs
+// min_pixels, max_pixels).
+func ImageOverrides(req *prompt.Request) vision.Overrides {
+	var o vision.Overrides
+	if v := req.MMProcessorKwargs.MinPixels; v != nil {
+		o.MinPixels = *v
+	}
+	if v := req.MMProcessorKwargs.MaxPixels; v != nil {
+		o.MaxPixels = *v
+	}
+	return o
+}
+
+// VideoOverrides are the request's video settings (mm_processor_kwargs).
+func VideoOverrides(req *prompt.Request) vision.VideoOverrides {
 	k := req.MMProcessorKwargs
 	var o vision.VideoOverrides
 	if k.FPS != nil {
