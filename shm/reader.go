@@ -41,6 +41,7 @@ type Reader struct {
 	nsID  string
 	fdmu  sync.RWMutex
 	dirfd int
+	maps  mapCache // KeepFiles only: mappings of files seen before
 }
 
 // NewReader opens the shared-memory directory. A directory that cannot be
@@ -83,6 +84,7 @@ func (r *Reader) NamespaceID() string { return r.nsID }
 
 // Close closes the directory.
 func (r *Reader) Close() error {
+	r.maps.close()
 	r.fdmu.Lock()
 	defer r.fdmu.Unlock()
 	if r.dirfd < 0 {
@@ -97,18 +99,18 @@ func (r *Reader) Close() error {
 // mapped segment it is read-only memory.
 type View struct {
 	tensor.Tensor
-	Path   Path // inline or shm
-	mapped []byte
+	Path    Path // inline or shm
+	release func() error
 }
 
 // Close releases a mapping (a no-op for inline or copied data).
 func (v *View) Close() error {
-	if v.mapped == nil {
+	if v.release == nil {
 		return nil
 	}
-	m := v.mapped
-	v.mapped, v.Data = nil, nil
-	return unix.Munmap(m)
+	rel := v.release
+	v.release, v.Data = nil, nil
+	return rel()
 }
 
 // Read checks td and returns its bytes: the inline payload as is, or the
@@ -131,11 +133,11 @@ func (r *Reader) Read(td *schedulerpb.TensorData) (*View, error) {
 		if h == nil {
 			return nil, fmt.Errorf("shm: read: empty shm handle: %w", ErrBadHandle)
 		}
-		data, mapped, err := r.readSegment(h.GetName(), h.GetOffset(), h.GetNbytes(), want, nil)
+		data, release, err := r.readSegment(h.GetName(), h.GetOffset(), h.GetNbytes(), want, nil)
 		if err != nil {
 			return nil, err
 		}
-		return &View{Tensor: tensor.Tensor{DType: dt, Shape: shape, Data: data}, Path: PathShm, mapped: mapped}, nil
+		return &View{Tensor: tensor.Tensor{DType: dt, Shape: shape, Data: data}, Path: PathShm, release: release}, nil
 	case nil:
 		return nil, fmt.Errorf("shm: read: tensor has no payload: %w", ErrBadHandle)
 	default:
@@ -202,7 +204,7 @@ func (r *Reader) accepted(name string) bool {
 
 // readSegment validates and reads one handle. With dst nil it maps the file
 // and returns the mapping too; otherwise it reads into dst.
-func (r *Reader) readSegment(name string, offset, nbytes uint64, want int, dst []byte) (data, mapped []byte, err error) {
+func (r *Reader) readSegment(name string, offset, nbytes uint64, want int, dst []byte) (data []byte, release func() error, err error) {
 	if err := validName(name); err != nil {
 		return nil, nil, fmt.Errorf("shm: read: %w", err)
 	}
@@ -256,13 +258,22 @@ func (r *Reader) readSegment(name string, offset, nbytes uint64, want int, dst [
 		}
 		return dst, nil, nil
 	}
+	if r.opts.KeepFiles {
+		// The producer may refill this file under new names: keep its
+		// mapping for the next read.
+		m, rel, err := r.maps.mapping(fd, &st)
+		if err != nil {
+			return nil, nil, fmt.Errorf("shm: read %s: map: %w", name, err)
+		}
+		return m[offset:end:end], rel, nil
+	}
 	page := uint64(unix.Getpagesize())
 	base := offset &^ (page - 1)
 	m, err := unix.Mmap(fd, int64(base), int(end-base), unix.PROT_READ, unix.MAP_SHARED|unix.MAP_POPULATE)
 	if err != nil {
 		return nil, nil, fmt.Errorf("shm: read %s: map: %w", name, err)
 	}
-	return m[offset-base:], m, nil
+	return m[offset-base : end-base : end-base], func() error { return unix.Munmap(m) }, nil
 }
 
 func preadFull(fd int, dst []byte, off int64) error {

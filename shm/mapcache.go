@@ -1,0 +1,121 @@
+package shm
+
+import (
+	"sync"
+
+	"golang.org/x/sys/unix"
+)
+
+// This file answers: how does a worker that keeps segments avoid mapping
+// the same pages again for every request? A gateway that refills segments
+// (Route.Reuse) renames one file for each request; its pages stay the same.
+// The reader keeps the mapping of each file it has seen, keyed by the
+// file's identity (device and inode), and hands it out again when a later
+// name opens the same file: no mmap, no page-table population, no munmap.
+//
+// A cached mapping keeps its file's inode alive, so its number cannot be
+// given to another file while the entry exists; entries are evicted (least
+// recently used, when not in use) beyond a small bound, which also bounds
+// the memory of files the gateway has since removed.
+
+// mapCacheEntries bounds the mappings kept.
+const mapCacheEntries = 16
+
+type fileID struct{ dev, ino uint64 }
+
+type cachedMap struct {
+	mem  []byte
+	refs int
+	used uint64 // last use, for eviction
+}
+
+// mapCache is safe for concurrent use.
+type mapCache struct {
+	mu    sync.Mutex
+	clock uint64
+	maps  map[fileID]*cachedMap
+}
+
+// mapping returns a read-only mapping of the whole file open as fd (size
+// bytes) and a function that gives it back.
+func (c *mapCache) mapping(fd int, st *unix.Stat_t) ([]byte, func() error, error) {
+	id := fileID{dev: uint64(st.Dev), ino: st.Ino}
+	size := int(st.Size)
+	c.mu.Lock()
+	if c.maps == nil {
+		c.maps = map[fileID]*cachedMap{}
+	}
+	c.clock++
+	if e, ok := c.maps[id]; ok && len(e.mem) == size {
+		e.refs++
+		e.used = c.clock
+		c.mu.Unlock()
+		return e.mem, c.release(e), nil
+	}
+	c.mu.Unlock()
+
+	mem, err := unix.Mmap(fd, 0, size, unix.PROT_READ, unix.MAP_SHARED|unix.MAP_POPULATE)
+	if err != nil {
+		return nil, nil, err
+	}
+	e := &cachedMap{mem: mem, refs: 1}
+	c.mu.Lock()
+	c.clock++
+	e.used = c.clock
+	if old, ok := c.maps[id]; ok && old.refs == 0 {
+		unix.Munmap(old.mem)
+	} else if ok {
+		// A different size under the same identity (the file grew) while
+		// the old mapping is in use: keep serving this one uncached.
+		c.mu.Unlock()
+		return mem, func() error { return unix.Munmap(mem) }, nil
+	}
+	c.maps[id] = e
+	c.evictLocked()
+	c.mu.Unlock()
+	return mem, c.release(e), nil
+}
+
+func (c *mapCache) release(e *cachedMap) func() error {
+	var once sync.Once
+	return func() error {
+		once.Do(func() {
+			c.mu.Lock()
+			e.refs--
+			c.evictLocked()
+			c.mu.Unlock()
+		})
+		return nil
+	}
+}
+
+// evictLocked unmaps the least recently used idle entries beyond the bound.
+func (c *mapCache) evictLocked() {
+	for len(c.maps) > mapCacheEntries {
+		var victim fileID
+		var oldest *cachedMap
+		for id, e := range c.maps {
+			if e.refs == 0 && (oldest == nil || e.used < oldest.used) {
+				victim, oldest = id, e
+			}
+		}
+		if oldest == nil {
+			return // every entry is in use
+		}
+		delete(c.maps, victim)
+		unix.Munmap(oldest.mem)
+	}
+}
+
+// close unmaps every idle entry (entries in use are unmapped by their
+// release once the cache is empty of them).
+func (c *mapCache) close() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for id, e := range c.maps {
+		if e.refs == 0 {
+			unix.Munmap(e.mem)
+			delete(c.maps, id)
+		}
+	}
+}
