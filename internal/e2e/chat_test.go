@@ -283,7 +283,7 @@ func TestWorkerFailures(t *testing.T) {
 		cancel()
 		stream.Close()
 		waitFor(t, func() bool {
-			return strings.Contains(wp.stderr.String(), "leaving-client") && strings.Contains(wp.stderr.String(), "msg=abort")
+			return strings.Contains(wp.Stderr.String(), "leaving-client") && strings.Contains(wp.Stderr.String(), "msg=abort")
 		}, "abort at the worker")
 	}
 
@@ -294,7 +294,7 @@ func TestWorkerFailures(t *testing.T) {
 	if !stream.Next() {
 		t.Fatalf("no first chunk: %v", stream.Err())
 	}
-	wp.kill()
+	wp.Kill()
 	for stream.Next() {
 	}
 	if err := stream.Err(); err == nil || !strings.Contains(err.Error(), "worker") {

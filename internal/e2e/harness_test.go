@@ -8,20 +8,17 @@ import (
 	"image/color"
 	"image/jpeg"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
-	"sync"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/mmgate/mmgate/internal/demomodel"
+	"github.com/mmgate/mmgate/internal/proctest"
 )
 
 var (
@@ -40,14 +37,8 @@ func run(m *testing.M) int {
 		return 1
 	}
 	defer os.RemoveAll(tmp)
-	_, file, _, _ := runtime.Caller(0)
-	root := filepath.Join(filepath.Dir(file), "..", "..")
-	binary = filepath.Join(tmp, "mmgate")
-	build := exec.Command("go", "build", "-o", binary, "./cmd/mmgate")
-	build.Dir = root
-	build.Stderr = os.Stderr
-	if err := build.Run(); err != nil {
-		fmt.Fprintln(os.Stderr, "building mmgate:", err)
+	if binary, err = proctest.Build(tmp); err != nil {
+		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
 	if modelDir, err = demomodel.Materialize(tmp); err != nil {
@@ -57,75 +48,17 @@ func run(m *testing.M) int {
 	return m.Run()
 }
 
-// syncBuffer collects a process's stderr.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
-type proc struct {
-	cmd    *exec.Cmd
-	stderr *syncBuffer
-	done   chan struct{}
-}
+type proc = proctest.Proc
 
 // start runs the binary with args until the test ends.
 func start(t *testing.T, args ...string) *proc {
 	t.Helper()
-	p := &proc{cmd: exec.Command(binary, args...), stderr: &syncBuffer{}, done: make(chan struct{})}
-	p.cmd.Stderr = p.stderr
-	p.cmd.Stdout = io.Discard
-	if err := p.cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	go func() { p.cmd.Wait(); close(p.done) }()
-	t.Cleanup(func() {
-		p.cmd.Process.Signal(syscall.SIGTERM)
-		select {
-		case <-p.done:
-		case <-time.After(10 * time.Second):
-			p.cmd.Process.Kill()
-			<-p.done
-		}
-		if t.Failed() {
-			t.Logf("%s stderr:\n%s", args[0], p.stderr.String())
-		}
-	})
-	return p
-}
-
-func (p *proc) kill() {
-	p.cmd.Process.Kill()
-	<-p.done
+	return proctest.Start(t, binary, args...)
 }
 
 // shmDir is a private directory on the shared-memory tmpfs, so that the
 // test sees exactly the segments of its own processes.
-func shmDir(t *testing.T) string {
-	t.Helper()
-	base := "/dev/shm"
-	if st, err := os.Stat(base); err != nil || !st.IsDir() {
-		base = os.TempDir()
-	}
-	d, err := os.MkdirTemp(base, "mmgate-e2e-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(d) })
-	return d
-}
+func shmDir(t *testing.T) string { return proctest.ShmDir(t, "mmgate-e2e-") }
 
 // startWorker runs `mmgate worker` on a unix socket and waits for it.
 func startWorker(t *testing.T, shm string, extra ...string) (string, *proc) {
@@ -141,12 +74,7 @@ func startWorker(t *testing.T, shm string, extra ...string) (string, *proc) {
 // is ready.
 func startGateway(t *testing.T, shm string, extra ...string) (string, *proc) {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := l.Addr().String()
-	l.Close()
+	addr := proctest.FreeAddr(t)
 	args := []string{"serve", "--listen", addr, "--shm-dir", shm, "--health-interval", "200ms"}
 	if !slices.Contains(extra, "--no-model") {
 		args = append(args, "--model", modelDir)

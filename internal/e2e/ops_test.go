@@ -78,7 +78,7 @@ func TestAPIKeys(t *testing.T) {
 			t.Errorf("GET %s (key %v): %d, want %d", c.path, c.key != "", got, c.want)
 		}
 	}
-	logs := gw.stderr.String()
+	logs := gw.Stderr.String()
 	if strings.Contains(logs, "sk-flag-key") || strings.Contains(logs, "sk-file-key") {
 		t.Errorf("an API key reached the log")
 	}
@@ -182,7 +182,7 @@ func TestCompletions(t *testing.T) {
 	// Every gateway line about the request carries its id, and the worker
 	// got it as its request id.
 	var lines []string
-	for _, l := range strings.Split(gw.stderr.String(), "\n") {
+	for _, l := range strings.Split(gw.Stderr.String(), "\n") {
 		if strings.Contains(l, "ops-cmpl-1") {
 			lines = append(lines, l)
 			if !strings.Contains(l, "request_id=ops-cmpl-1") {
@@ -464,14 +464,12 @@ func TestGracefulShutdown(t *testing.T) {
 		t.Fatalf("expected the in-flight requests' segments in %s, found %d", shm, n)
 	}
 	t0 := time.Now()
-	gw.cmd.Process.Signal(syscall.SIGTERM)
-	select {
-	case <-gw.done:
-	case <-time.After(10 * time.Second):
+	gw.Cmd.Process.Signal(syscall.SIGTERM)
+	if !gw.Wait(10 * time.Second) {
 		t.Fatal("the gateway did not exit within 10 s of SIGTERM")
 	}
 	took := time.Since(t0)
-	if code := gw.cmd.ProcessState.ExitCode(); code != 0 {
+	if code := gw.Cmd.ProcessState.ExitCode(); code != 0 {
 		t.Errorf("exit status %d", code)
 	}
 	if took > 8*time.Second {
@@ -492,13 +490,13 @@ func TestGracefulShutdown(t *testing.T) {
 	if left := listShm(t, shm); len(left) != 0 {
 		t.Errorf("segments left after shutdown: %v", left)
 	}
-	logs := wp.stderr.String()
+	logs := wp.Stderr.String()
 	for i := 0; i < long; i++ {
 		if !regexp.MustCompile(`msg=abort request_id=long-` + strconv.Itoa(i) + `\b`).MatchString(logs) {
 			t.Errorf("the worker saw no abort for long-%d", i)
 		}
 	}
-	if !strings.Contains(gw.stderr.String(), "cutting the requests still in flight") {
+	if !strings.Contains(gw.Stderr.String(), "cutting the requests still in flight") {
 		t.Errorf("no shutdown log line")
 	}
 }

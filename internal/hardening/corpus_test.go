@@ -116,7 +116,7 @@ func TestCorpus(t *testing.T) {
 			}
 		})
 	}
-	if !gw.alive() {
+	if !gw.Alive() {
 		t.Fatal("gateway died")
 	}
 	healthy(t, url)
@@ -124,7 +124,7 @@ func TestCorpus(t *testing.T) {
 	// Segments kept for reuse are removed once idle for a few TTLs; none
 	// may outlive that, and none may outlive the gateway.
 	waitFor(t, gw, func() bool { e, _ := os.ReadDir(shm); return len(e) == 0 }, "no shm segments left after the janitor interval")
-	gw.stop(t)
+	stop(t, gw)
 	if e, _ := os.ReadDir(shm); len(e) != 0 {
 		t.Errorf("segments left after shutdown: %v", e)
 	}

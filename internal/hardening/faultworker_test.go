@@ -282,7 +282,7 @@ func TestWorkerFaults(t *testing.T) {
 			waitFor(t, gw, func() bool { return w.cancelled.Load() > before }, m+": worker call cancelled after the client left")
 		}
 	}
-	if !gw.alive() {
+	if !gw.Alive() {
 		t.Fatal("gateway died")
 	}
 	waitFor(t, gw, func() bool { return w.running.Load() == 0 }, "no worker call left running")

@@ -6,21 +6,17 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"regexp"
-	"runtime"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/mmgate/mmgate/internal/demomodel"
+	"github.com/mmgate/mmgate/internal/proctest"
 )
 
 var (
@@ -37,14 +33,8 @@ func run(m *testing.M) int {
 		return 1
 	}
 	defer os.RemoveAll(tmp)
-	_, file, _, _ := runtime.Caller(0)
-	root := filepath.Join(filepath.Dir(file), "..", "..")
-	mmgateBin = filepath.Join(tmp, "mmgate")
-	build := exec.Command("go", "build", "-o", mmgateBin, "./cmd/mmgate")
-	build.Dir = root
-	build.Stderr = os.Stderr
-	if err := build.Run(); err != nil {
-		fmt.Fprintln(os.Stderr, "building mmgate:", err)
+	if mmgateBin, err = proctest.Build(tmp); err != nil {
+		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
 	if modelDir, err = demomodel.Materialize(tmp); err != nil {
@@ -54,47 +44,14 @@ func run(m *testing.M) int {
 	return m.Run()
 }
 
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
-type proc struct {
-	cmd    *exec.Cmd
-	stderr *syncBuffer
-	done   chan struct{}
-}
-
-func (p *proc) alive() bool {
-	select {
-	case <-p.done:
-		return false
-	default:
-		return true
-	}
-}
+type proc = proctest.Proc
 
 // stop ends the process with SIGTERM (a graceful shutdown) and waits.
-func (p *proc) stop(t testing.TB) {
+func stop(t testing.TB, p *proc) {
 	t.Helper()
-	p.cmd.Process.Signal(syscall.SIGTERM)
-	select {
-	case <-p.done:
-	case <-time.After(20 * time.Second):
-		p.cmd.Process.Kill()
-		<-p.done
+	p.Cmd.Process.Signal(syscall.SIGTERM)
+	if !p.Wait(20 * time.Second) {
+		p.Kill()
 		t.Errorf("process did not stop within 20 s of SIGTERM")
 	}
 }
@@ -102,56 +59,13 @@ func (p *proc) stop(t testing.TB) {
 // start runs the binary with args until the test ends.
 func start(t testing.TB, args ...string) *proc {
 	t.Helper()
-	p := &proc{cmd: exec.Command(mmgateBin, args...), stderr: &syncBuffer{}, done: make(chan struct{})}
-	p.cmd.Stderr = p.stderr
-	p.cmd.Stdout = io.Discard
-	if err := p.cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	go func() { p.cmd.Wait(); close(p.done) }()
-	t.Cleanup(func() {
-		p.cmd.Process.Signal(syscall.SIGTERM)
-		select {
-		case <-p.done:
-		case <-time.After(10 * time.Second):
-			p.cmd.Process.Kill()
-			<-p.done
-		}
-		if t.Failed() {
-			out := p.stderr.String()
-			if len(out) > 20000 {
-				out = "…" + out[len(out)-20000:]
-			}
-			t.Logf("%s stderr:\n%s", args[0], out)
-		}
-	})
-	return p
+	return proctest.Start(t, mmgateBin, args...)
 }
 
 // shmDir is a private directory on the shared-memory tmpfs.
-func shmDir(t testing.TB) string {
-	t.Helper()
-	base := "/dev/shm"
-	if st, err := os.Stat(base); err != nil || !st.IsDir() {
-		base = os.TempDir()
-	}
-	d, err := os.MkdirTemp(base, "mmgate-hardening-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(d) })
-	return d
-}
+func shmDir(t testing.TB) string { return proctest.ShmDir(t, "mmgate-hardening-") }
 
-func freeAddr(t testing.TB) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().String()
-}
+func freeAddr(t testing.TB) string { return proctest.FreeAddr(t) }
 
 // startGateway runs `mmgate serve` with the demo model and extra flags and
 // waits until it is ready.
@@ -176,8 +90,8 @@ func waitFor(t testing.TB, p *proc, ok func() bool, what string) {
 	t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
 	for !ok() {
-		if p != nil && !p.alive() {
-			t.Fatalf("process exited while waiting for %s:\n%s", what, p.stderr.String())
+		if p != nil && !p.Alive() {
+			t.Fatalf("process exited while waiting for %s:\n%s", what, p.Stderr.String())
 		}
 		if time.Now().After(deadline) {
 			t.Fatalf("timed out waiting for %s", what)

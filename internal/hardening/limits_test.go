@@ -44,7 +44,7 @@ func TestLogprobsLimits(t *testing.T) {
 	if after := gauge(t, url, "process_resident_memory_bytes"); after > rss+256<<20 {
 		t.Errorf("RSS grew from %.0f to %.0f MiB", rss/(1<<20), after/(1<<20))
 	}
-	if !gw.alive() {
+	if !gw.Alive() {
 		t.Fatal("gateway died")
 	}
 	healthy(t, url)

@@ -115,7 +115,7 @@ func TestGatewayLoopbackURLs(t *testing.T) {
 	if n := tr.hits.Load(); n != 0 {
 		t.Errorf("the loopback server was reached %d times through redirects", n)
 	}
-	if !gw.alive() {
+	if !gw.Alive() {
 		t.Fatal("gateway died")
 	}
 	healthy(t, url)
