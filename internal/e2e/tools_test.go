@@ -76,3 +76,26 @@ func TestToolCalls(t *testing.T) {
 		t.Errorf("without tools: %q %q", resp.Choices[0].Message.Content, resp.Choices[0].FinishReason)
 	}
 }
+
+// TestForcedToolChoice: with tool_choice naming a function, the whole output
+// is that function's arguments (the worker is sent a JSON-schema constraint).
+func TestForcedToolChoice(t *testing.T) {
+	shm := shmDir(t)
+	w, _ := startWorker(t, shm, "--reply-tool-call", `{"city": "Paris", "unit": "celsius"}`)
+	url, _ := startGateway(t, shm, "--worker", w)
+	c := client(url)
+	ctx := ctxT(t)
+	resp, err := c.Chat.Completions.New(ctx, openai.ChatCompletionNewParams{
+		Model:      "qwen3-vl",
+		Messages:   []openai.ChatCompletionMessageParamUnion{openai.UserMessage("Weather in Paris?")},
+		Tools:      []openai.ChatCompletionToolUnionParam{weatherTool()},
+		ToolChoice: openai.ToolChoiceOptionFunctionToolChoice(openai.ChatCompletionNamedToolChoiceFunctionParam{Name: "get_weather"}),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	msg := resp.Choices[0].Message
+	if len(msg.ToolCalls) != 1 || msg.ToolCalls[0].Function.Name != "get_weather" || msg.ToolCalls[0].Function.Arguments != `{"city":"Paris","unit":"celsius"}` {
+		t.Errorf("tool calls %+v, content %q", msg.ToolCalls, msg.Content)
+	}
+}

@@ -83,6 +83,12 @@ func (p *Pipeline) Chat(ctx context.Context, req *prompt.Request, rid string) (s
 		release()
 		return nil, err
 	}
+	out := outputFor(a, req, tmpl, res.Text)
+	if out.forced, err = forcedToolChoice(req); err != nil {
+		release()
+		return nil, err
+	}
+	out.forced.constrain(sp)
 	gr := &schedulerpb.GenerateRequest{
 		RequestId:      workerRequestID(rid),
 		Tokenized:      &schedulerpb.TokenizedInput{InputIds: res.IDs, OriginalText: res.Text},
@@ -101,7 +107,7 @@ func (p *Pipeline) Chat(ctx context.Context, req *prompt.Request, rid string) (s
 		return nil, err // Generate released the batch
 	}
 	p.observe(times, "transport", time.Since(t1))
-	return newGeneration(p, a, req, stream, model, len(res.IDs), int(sp.N), times, outputFor(a, req, tmpl, res.Text)), nil
+	return newGeneration(p, a, req, stream, model, len(res.IDs), int(sp.N), times, out), nil
 }
 
 // known reports whether a worker (healthy or not) serves model.

@@ -34,12 +34,14 @@ type generation struct {
 	started time.Time
 	ended   bool
 	cached  int
+	forced  *forcedTools
 }
 
 type choiceState struct {
 	dec        *tokenizer.Stream
 	parse      *respparse.Parser // nil: the text is all content
 	calls      int               // tool calls released
+	whole      strings.Builder   // forced tool choice: the output, read at the end
 	held       string            // decoded text not yet emitted: it may begin a stop string
 	stopped    bool              // a stop string matched: drop further text
 	done       bool              // the worker's complete arrived
@@ -51,6 +53,7 @@ func newGeneration(p *Pipeline, a *Assets, req *prompt.Request, s *engine.Stream
 		p: p, stream: s, tok: a.Tokenizer, model: model, prompt: promptLen, n: n,
 		stops: nonEmpty(req.Stop), logprob: req.Logprobs, times: times, started: time.Now(),
 	}
+	g.forced = out.forced
 	for i := 0; i < n; i++ {
 		c := &choiceState{dec: a.Tokenizer.NewStream(req.SkipSpecial)}
 		if out.parse {
@@ -285,15 +288,31 @@ func bytesOf(s string) []int {
 // reasoning and tool calls (each call as a name delta, then its arguments in
 // pieces, as OpenAI streams them).
 func (g *generation) split(st *choiceState, ev server.Event, final bool) server.Event {
-	if st.parse == nil {
+	var d respparse.Delta
+	switch {
+	case g.forced != nil:
+		// The whole output is the call: held until the end.
+		st.whole.WriteString(ev.Text)
+		if !final {
+			ev.Text = ""
+			return ev
+		}
+		text := st.whole.String()
+		if calls, ok := g.forced.calls(text); ok {
+			d.ToolCalls = calls
+		} else {
+			d.Content = text
+		}
+	case st.parse == nil:
 		return ev
-	}
-	d := st.parse.Feed(ev.Text)
-	if final {
-		f := st.parse.Finish()
-		d.Content += f.Content
-		d.Reasoning += f.Reasoning
-		d.ToolCalls = append(d.ToolCalls, f.ToolCalls...)
+	default:
+		d = st.parse.Feed(ev.Text)
+		if final {
+			f := st.parse.Finish()
+			d.Content += f.Content
+			d.Reasoning += f.Reasoning
+			d.ToolCalls = append(d.ToolCalls, f.ToolCalls...)
+		}
 	}
 	ev.Text, ev.Reasoning = d.Content, d.Reasoning
 	for _, c := range d.ToolCalls {

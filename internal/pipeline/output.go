@@ -15,6 +15,7 @@ type outputMode struct {
 	parse  bool
 	format respparse.Format
 	opts   respparse.Options
+	forced *forcedTools // tool_choice required or named: the output is the call
 }
 
 // outputFor decides from the model family, the request's tools and
