@@ -4,8 +4,8 @@ import (
 	"encoding/json"
 	"testing"
 
-	schedulerpb "github.com/mmgate/mmgate/proto/scheduler"
 	"github.com/mmgate/mmgate/prompt"
+	schedulerpb "github.com/mmgate/mmgate/proto/scheduler"
 )
 
 const weatherTools = `[{"type": "function", "function": {"name": "get_weather", "parameters": {"type": "object", "properties": {"city": {"type": "string"}}}}},
