@@ -460,8 +460,12 @@ func TestGracefulShutdown(t *testing.T) {
 	for i := 0; i < long+1; i++ {
 		<-started
 	}
-	if n := len(listShm(t, shm)); n < long {
-		t.Fatalf("expected the in-flight requests' segments in %s, found %d", shm, n)
+	// The worker keeps segments, so the gateway refills them: once answered,
+	// a request's segment waits on the pool's idle list rather than being
+	// held by the request. Either way the gateway's segments are there
+	// before the shutdown and must be gone after it.
+	if n := len(listShm(t, shm)); n < 1 {
+		t.Fatalf("expected the gateway's segments in %s, found %d", shm, n)
 	}
 	t0 := time.Now()
 	gw.Cmd.Process.Signal(syscall.SIGTERM)
