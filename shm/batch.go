@@ -106,21 +106,8 @@ func (b *Batch) Segments() []*Segment {
 // worker has read them and keeps the file). On an abandoned batch Commit
 // only unmaps, as Release does.
 func (b *Batch) Commit() {
-	b.mu.Lock()
-	if b.done {
-		b.mu.Unlock()
-		return
-	}
-	b.done = true
-	segs, placed, abandoned := b.segs, b.placed, b.abandoned
-	b.mu.Unlock()
-	if b.stop != nil {
-		b.stop()
-	}
-	if abandoned {
-		for _, s := range segs {
-			s.unmap()
-		}
+	segs, placed, ok := b.finish()
+	if !ok {
 		return
 	}
 	plain, reused := splitReusable(segs)
@@ -142,24 +129,10 @@ func (b *Batch) Commit() {
 // Release unlinks every segment of the request and unmaps them: call it on
 // any failure before the worker has taken the request (including an error
 // status from the worker), once the request's producers have stopped.
-// Segments placed with Route.Reuse go back to the pool's free list instead
-// (the worker keeps files; their bytes are overwritten by the next user).
+// Segments placed with Route.Reuse are removed too, never reused.
 func (b *Batch) Release() {
-	b.mu.Lock()
-	if b.done {
-		b.mu.Unlock()
-		return
-	}
-	b.done = true
-	segs, abandoned := b.segs, b.abandoned
-	b.mu.Unlock()
-	if b.stop != nil {
-		b.stop()
-	}
-	if abandoned {
-		for _, s := range segs {
-			s.unmap()
-		}
+	segs, _, ok := b.finish()
+	if !ok {
 		return
 	}
 	// A released request's segments are never reused: the worker may not
@@ -169,6 +142,31 @@ func (b *Batch) Release() {
 		s.unmap()
 	}
 	b.pool.drop(segs)
+}
+
+// finish marks the batch done (once) and stops its context watch. It
+// returns the segments and placements to dispose of, and ok false when the
+// batch was already done or was abandoned (its files are already unlinked:
+// the mappings are released here).
+func (b *Batch) finish() (segs []*Segment, placed []placement, ok bool) {
+	b.mu.Lock()
+	if b.done {
+		b.mu.Unlock()
+		return nil, nil, false
+	}
+	b.done = true
+	segs, placed, abandoned := b.segs, b.placed, b.abandoned
+	b.mu.Unlock()
+	if b.stop != nil {
+		b.stop()
+	}
+	if abandoned {
+		for _, s := range segs {
+			s.unmap()
+		}
+		return nil, nil, false
+	}
+	return segs, placed, true
 }
 
 // splitReusable separates segments placed for reuse from the others.

@@ -8,7 +8,6 @@ import (
 	"image"
 	"image/color"
 	"image/jpeg"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -183,58 +182,7 @@ func TestBenchGatewayEmbedded(t *testing.T) {
 	if v, err := strconv.Atoi(os.Getenv("MMGATE_BENCH_GATEWAY_CONCURRENCY")); err == nil {
 		concurrency = v
 	}
-	shmBase := "/dev/shm"
-	if st, err := os.Stat(shmBase); err != nil || !st.IsDir() {
-		shmBase = os.TempDir()
-	}
-	shmDir, err := os.MkdirTemp(shmBase, "mmgate-bench-gw-test-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer os.RemoveAll(shmDir)
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := l.Addr().String()
-	l.Close()
-
-	ctx, cancel := context.WithCancel(context.Background())
-	var serveErr bytes.Buffer
-	served := make(chan int, 1)
-	go func() {
-		served <- runServe(ctx, &stdio{in: strings.NewReader(""), out: &bytes.Buffer{}, err: &syncWriter{w: &serveErr}},
-			[]string{"--embedded-worker", "--embedded-fingerprint", "crc32c", "--listen", addr, "--shm-dir", shmDir,
-				"--health-interval", "100ms", "--log-level", "warn"})
-	}()
-	defer func() {
-		cancel()
-		select {
-		case <-served:
-		case <-time.After(15 * time.Second):
-			t.Error("serve did not stop")
-		}
-	}()
-	url := "http://" + addr
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		resp, err := http.Get(url + "/health/ready")
-		if err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				break
-			}
-		}
-		select {
-		case code := <-served:
-			t.Fatalf("serve exited with %d", code)
-		default:
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("gateway not ready")
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	url := startEmbeddedGateway(t).URL
 
 	code, out, errs := runBenchGatewayArgs(t, "--url", url, "--images", dir, "--requests", strconv.Itoa(requests),
 		"--concurrency", strconv.Itoa(concurrency), "--json")
@@ -294,9 +242,6 @@ func TestBenchGatewayEmbedded(t *testing.T) {
 	// Repeated pictures come from the tensor cache without a decode.
 	if stages["fetch"] != float64(requests) || stages["decode"]+rep.Server.TensorCacheHits != float64(requests) {
 		t.Errorf("stage counts %v with %v cache hits, want %d fetches and decodes + hits", stages, rep.Server.TensorCacheHits, requests)
-	}
-	if t.Failed() {
-		t.Logf("serve stderr:\n%s", serveErr.String())
 	}
 }
 

@@ -1,12 +1,9 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
-	"net"
-	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -261,68 +258,10 @@ func TestLevelImages(t *testing.T) {
 	}
 }
 
-// startEmbeddedGateway runs `serve --embedded-worker` in this process on a
-// free loopback port with a private shared-memory directory and returns its
-// URL once ready; the gateway stops at the end of the test.
-func startEmbeddedGateway(t *testing.T) string {
-	t.Helper()
-	shmBase := "/dev/shm"
-	if st, err := os.Stat(shmBase); err != nil || !st.IsDir() {
-		shmBase = os.TempDir()
-	}
-	shmDir, err := os.MkdirTemp(shmBase, "mmgate-bench-report-gw-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := l.Addr().String()
-	l.Close()
-	ctx, cancel := context.WithCancel(context.Background())
-	var serveErr bytes.Buffer
-	served := make(chan int, 1)
-	go func() {
-		served <- runServe(ctx, &stdio{in: strings.NewReader(""), out: &bytes.Buffer{}, err: &syncWriter{w: &serveErr}},
-			[]string{"--embedded-worker", "--embedded-fingerprint", "crc32c", "--listen", addr, "--shm-dir", shmDir,
-				"--health-interval", "100ms", "--log-level", "warn"})
-	}()
-	t.Cleanup(func() {
-		cancel()
-		select {
-		case <-served:
-		case <-time.After(15 * time.Second):
-			t.Error("serve did not stop")
-		}
-		os.RemoveAll(shmDir)
-	})
-	url := "http://" + addr
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		resp, err := http.Get(url + "/health/ready")
-		if err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				return url
-			}
-		}
-		select {
-		case code := <-served:
-			t.Fatalf("serve exited with %d:\n%s", code, serveErr.String())
-		default:
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("gateway not ready")
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-}
-
 // TestBenchGatewayReportEmbedded sweeps the real gateway (embedded worker)
 // at two levels with a few small pictures and checks the report page.
 func TestBenchGatewayReportEmbedded(t *testing.T) {
-	url := startEmbeddedGateway(t)
+	url := startEmbeddedGateway(t).URL
 	images := writeBenchImages(t, 8, 320, 240)
 	dir := filepath.Join(t.TempDir(), "report")
 	code, out, errs := runBenchGatewayArgs(t, "--url", url, "--images", images, "--requests", "4", "--concurrency-sweep", "1,2", "--report", dir)

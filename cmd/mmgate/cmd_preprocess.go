@@ -249,16 +249,27 @@ func preprocessOne(ctx context.Context, m preprocessMedia, f preprocessFlags, na
 			NormalizePatchify: ms(res.Timings.NormalizePatchify),
 		},
 	}
+	sum, err := emitTensor(f, npyPath, res.DType, res.Shape(), res.Data)
+	if err != nil {
+		return refuse(err)
+	}
+	line.SHA256 = sum
+	return line
+}
+
+// emitTensor hashes the tensor (with --hash) and writes it as .npy (with
+// --out), after the timed work.
+func emitTensor(f preprocessFlags, npyPath string, dt tensor.DType, shape []int, data []byte) (sha string, err error) {
 	if f.hash {
-		sum := sha256.Sum256(res.Data)
-		line.SHA256 = hex.EncodeToString(sum[:])
+		sum := sha256.Sum256(data)
+		sha = hex.EncodeToString(sum[:])
 	}
 	if npyPath != "" {
-		if err := writeNPY(npyPath, res.DType, res.Shape(), res.Data); err != nil {
-			return refuse(err)
+		if err := writeNPY(npyPath, dt, shape, data); err != nil {
+			return "", err
 		}
 	}
-	return line
+	return sha, nil
 }
 
 // ms is a duration in milliseconds, rounded to the microsecond.

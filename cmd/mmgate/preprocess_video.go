@@ -3,8 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"flag"
 	"fmt"
@@ -165,14 +163,10 @@ func preprocessVideo(ctx context.Context, vp *videoprep.Preprocessor, f preproce
 		s := p.SecondPerGridTS
 		line.SecondPerGridTS = &s
 	}
-	if f.hash {
-		sum := sha256.Sum256(res.Data)
-		line.SHA256 = hex.EncodeToString(sum[:])
+	sum, err := emitTensor(f, npyPath, res.DType, res.Shape(), res.Data)
+	if err != nil {
+		return refuse(err)
 	}
-	if npyPath != "" {
-		if err := writeNPY(npyPath, res.DType, res.Shape(), res.Data); err != nil {
-			return refuse(err)
-		}
-	}
+	line.SHA256 = sum
 	return line
 }

@@ -26,12 +26,21 @@ var ErrOptions = errors.New("bad options")
 // Error is the error every failed call returns: the stage that failed and
 // the underlying error, which keeps the media / vision typed errors
 // reachable through errors.Is and errors.As.
+//
+// Package videoprep returns the same type, with Op "videoprep".
 type Error struct {
+	Op    string // the package that failed; "" means "imageprep"
 	Stage Stage
 	Err   error
 }
 
-func (e *Error) Error() string { return fmt.Sprintf("imageprep: %s: %v", e.Stage, e.Err) }
+func (e *Error) Error() string {
+	op := e.Op
+	if op == "" {
+		op = "imageprep"
+	}
+	return fmt.Sprintf("%s: %s: %v", op, e.Stage, e.Err)
+}
 
 // Unwrap returns the underlying error.
 func (e *Error) Unwrap() error { return e.Err }

@@ -111,6 +111,21 @@ func (r *Result) Tokens() int { return r.Plan.Tokens }
 // Shape is the pixel_values shape [rows, cols].
 func (r *Result) Shape() []int { return r.Plan.Shape() }
 
+// Destination applies the defaults of a request's output: dtype Float32
+// and HeapAllocator; a dtype that is not a float type is refused.
+func Destination(dt tensor.DType, alloc Allocator) (tensor.DType, Allocator, error) {
+	if dt == 0 {
+		dt = tensor.Float32
+	}
+	if !dt.IsFloat() {
+		return 0, nil, fmt.Errorf("dtype %s: %w", dt, vision.ErrUnsupported)
+	}
+	if alloc == nil {
+		alloc = HeapAllocator
+	}
+	return dt, alloc, nil
+}
+
 // Image decodes req.Data, plans it, allocates the destination and fills it.
 // On error the returned error is an *Error naming the stage (or the context's
 // error when ctx ended while waiting for a slot). When the failure comes
@@ -118,16 +133,9 @@ func (r *Result) Shape() []int { return r.Plan.Shape() }
 // Data is the allocated buffer, so that the caller can release it; in every
 // other case the Result is nil.
 func (p *Preprocessor) Image(ctx context.Context, req Request) (*Result, error) {
-	dt := req.DType
-	if dt == 0 {
-		dt = tensor.Float32
-	}
-	if !dt.IsFloat() {
-		return nil, stageErr(StageProcess, fmt.Errorf("dtype %s: %w", dt, vision.ErrUnsupported))
-	}
-	alloc := req.Alloc
-	if alloc == nil {
-		alloc = HeapAllocator
+	dt, alloc, err := Destination(req.DType, req.Alloc)
+	if err != nil {
+		return nil, stageErr(StageProcess, err)
 	}
 	select {
 	case p.sem <- struct{}{}:

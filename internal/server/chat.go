@@ -16,15 +16,9 @@ import (
 // chatCompletions handles POST /v1/chat/completions.
 func (s *Server) chatCompletions(w http.ResponseWriter, r *http.Request) {
 	rec := recordOf(r)
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.opts.MaxBodyBytes))
-	if err != nil {
-		var mbe *http.MaxBytesError
-		if errors.As(err, &mbe) {
-			s.writeError(w, r, apierr.New(http.StatusRequestEntityTooLarge, apierr.TypeInvalidRequest, "too_large",
-				"request body is over the limit of "+itoa(int(s.opts.MaxBodyBytes))+" bytes", ""))
-			return
-		}
-		s.writeError(w, r, apierr.New(http.StatusBadRequest, apierr.TypeInvalidRequest, "invalid_request_error", "reading the body: "+err.Error(), ""))
+	body, aerr := s.readBody(w, r)
+	if aerr != nil {
+		s.writeError(w, r, aerr)
 		return
 	}
 	req, err := s.parse(r.Context(), body)

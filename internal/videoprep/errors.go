@@ -2,43 +2,32 @@ package videoprep
 
 import (
 	"errors"
-	"fmt"
+
+	"github.com/mmgate/mmgate/internal/imageprep"
 )
 
-// Stage names where a preprocessing call failed.
-type Stage string
+// Stage names where a preprocessing call failed: the stages of imageprep
+// (decode: the bytes cannot be probed or decoded; plan: the processor
+// refuses the video, e.g. too few frames; allocate; process).
+type Stage = imageprep.Stage
 
 // The stages, in pipeline order.
 const (
-	StageDecode   Stage = "decode"   // the bytes cannot be probed or decoded (media/video error)
-	StagePlan     Stage = "plan"     // the processor refuses the video (too few frames, aspect ratio, limits)
-	StageAllocate Stage = "allocate" // the Allocator failed or returned a wrong-sized buffer
-	StageProcess  Stage = "process"  // resize / normalize / patchify failed
+	StageDecode   = imageprep.StageDecode
+	StagePlan     = imageprep.StagePlan
+	StageAllocate = imageprep.StageAllocate
+	StageProcess  = imageprep.StageProcess
 )
 
 // ErrOptions is wrapped for invalid Options.
 var ErrOptions = errors.New("bad options")
 
-// Error is the error every failed call returns: the stage and the
-// underlying error, which keeps the media/video and vision typed errors
-// reachable through errors.Is.
-type Error struct {
-	Stage Stage
-	Err   error
-}
-
-func (e *Error) Error() string { return fmt.Sprintf("videoprep: %s: %v", e.Stage, e.Err) }
-
-// Unwrap returns the underlying error.
-func (e *Error) Unwrap() error { return e.Err }
+// Error is the error every failed call returns (imageprep's, with Op
+// "videoprep"): the stage and the underlying error, which keeps the
+// media/video and vision typed errors reachable through errors.Is.
+type Error = imageprep.Error
 
 // StageOf returns the stage of an error returned by this package, or "".
-func StageOf(err error) Stage {
-	var e *Error
-	if errors.As(err, &e) {
-		return e.Stage
-	}
-	return ""
-}
+func StageOf(err error) Stage { return imageprep.StageOf(err) }
 
-func stageErr(s Stage, err error) error { return &Error{Stage: s, Err: err} }
+func stageErr(s Stage, err error) error { return &Error{Op: "videoprep", Stage: s, Err: err} }

@@ -134,16 +134,9 @@ func videoInfo(i video.Info) vision.VideoInfo {
 // returned Result is not nil and its Data is the allocated buffer, so that
 // the caller can release it; otherwise the Result is nil.
 func (p *Preprocessor) Video(ctx context.Context, req Request) (*Result, error) {
-	dt := req.DType
-	if dt == 0 {
-		dt = tensor.Float32
-	}
-	if !dt.IsFloat() {
-		return nil, stageErr(StageProcess, fmt.Errorf("dtype %s: %w", dt, vision.ErrUnsupported))
-	}
-	alloc := req.Alloc
-	if alloc == nil {
-		alloc = imageprep.HeapAllocator
+	dt, alloc, err := imageprep.Destination(req.DType, req.Alloc)
+	if err != nil {
+		return nil, stageErr(StageProcess, err)
 	}
 	select {
 	case p.sem <- struct{}{}:
