@@ -32,6 +32,7 @@ cache=${FUZZ_CACHE_DIR:-$work/cache}
 
 start=$(date +%s)
 n=0
+flaked=0
 for dir in "${dirs[@]}"; do
 	dir=${dir%/}
 	mapfile -t targets < <(grep -h -o -E '^func Fuzz[A-Za-z0-9_]*\(' "$dir"/*_test.go | sed -e 's/^func //' -e 's/($//' | sort -u)
@@ -41,8 +42,24 @@ for dir in "${dirs[@]}"; do
 	go test -c -fuzz "^${targets[0]}\$" -o "$bin" "./$dir"
 	for t in "${targets[@]}"; do
 		echo "== $dir $t (${secs}s)" >&2
+		corpus=$root/$dir/testdata/fuzz/$t
+		before=$(ls "$corpus" 2>/dev/null | sort || true)
 		if ! (cd "$root/$dir" && "$bin" -test.run '^$' -test.fuzz "^$t\$" -test.fuzztime "${secs}s" \
 			-test.fuzzcachedir "$cache" >"$work/out" 2>&1); then
+			after=$(ls "$corpus" 2>/dev/null | sort || true)
+			# Go's fuzz coordinator (go1.26) can report a bare "context deadline
+			# exceeded" when -fuzztime ends while a worker is still answering
+			# (go.dev/issue/75804): no input failed and none is written. That
+			# case counts as a pass only when no reproducer appeared and the
+			# target's whole corpus still passes when replayed.
+			if [ "$before" = "$after" ] && grep -q '^    context deadline exceeded$' "$work/out" &&
+				! grep -q -E '^(panic:|\s+[a-z_]+_test\.go:[0-9]+:)|Failing input written' "$work/out" &&
+				(cd "$root/$dir" && "$bin" -test.run "^$t\$" >"$work/replay" 2>&1); then
+				echo "   $t: fuzz coordinator stopped with its deadline race (no failing input; corpus replay passed)" >&2
+				flaked=$((flaked + 1))
+				n=$((n + 1))
+				continue
+			fi
 			cat "$work/out" >&2
 			echo "FAIL: $dir $t (reproducer under $dir/testdata/fuzz/$t/; rerun with go test -run '^$t\$' ./$dir)" >&2
 			exit 1
@@ -51,4 +68,4 @@ for dir in "${dirs[@]}"; do
 		n=$((n + 1))
 	done
 done
-echo "fuzz: $n targets, ${secs}s each, all passed in $(($(date +%s) - start))s" >&2
+echo "fuzz: $n targets, ${secs}s each, all passed in $(($(date +%s) - start))s (coordinator deadline race: $flaked)" >&2
