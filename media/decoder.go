@@ -25,11 +25,13 @@ type Options struct {
 }
 
 // Decoder decodes images as the reference loader does (see the package
-// documentation). It is immutable and safe for concurrent use.
+// documentation). It is safe for concurrent use; its settings are fixed, and
+// its only changing state is the pixel memory given back with Recycle.
 type Decoder struct {
 	bg        [3]uint8
 	noEXIF    bool
 	maxPixels int64
+	pix       pixelStore
 }
 
 // New returns a Decoder for the options.
@@ -139,6 +141,17 @@ func (d *Decoder) Decode(ctx context.Context, data []byte) (*Image, error) {
 	return img, nil
 }
 
+// Recycle gives img's pixel memory back to d for later decodes. The caller
+// must not use img (or its RGB) afterwards. Calling it is optional: an image
+// that is not recycled is reclaimed by the garbage collector.
+func (d *Decoder) Recycle(img *Image) {
+	if img == nil || img.RGB == nil {
+		return
+	}
+	d.pix.put(img.RGB.Pix)
+	img.RGB = nil
+}
+
 // decode runs the format's decoder and the mode conversion.
 func (d *Decoder) decode(in *info, data []byte) (*Image, error) {
 	var r *raster
@@ -146,7 +159,7 @@ func (d *Decoder) decode(in *info, data []byte) (*Image, error) {
 	exact := true
 	switch in.format {
 	case FormatJPEG:
-		return decodeJPEG(in, data)
+		return decodeJPEG(in, data, d.pix.get)
 	case FormatWebP:
 		r, exact, err = decodeWebP(in, data)
 	case FormatPNG:

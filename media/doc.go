@@ -56,5 +56,6 @@
 // logical screen, or with pixel indices past the palette; animated WebP and
 // arithmetic-coded JPEG in the pure-Go build.
 //
-// A Decoder is immutable after New and safe for concurrent use.
+// A Decoder is safe for concurrent use; Recycle gives decoded pixel memory
+// back to it for later decodes.
 package media

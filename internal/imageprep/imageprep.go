@@ -16,6 +16,9 @@ type Decoded struct {
 	RGB    *imaging.RGB
 	Format string // "jpeg", "png", "webp", …
 	Exact  bool   // the pixels are Pillow-exact (false with the pure-Go fallbacks)
+	// Release, when set, gives RGB's memory back to the decoder once the
+	// image is processed; RGB is not used after it.
+	Release func()
 }
 
 // Decoder turns encoded bytes into Pillow-equivalent RGB pixels. It must be
@@ -148,6 +151,9 @@ func (p *Preprocessor) Image(ctx context.Context, req Request) (*Result, error) 
 	dec, err := p.dec.DecodeRGB(ctx, req.Data)
 	if err != nil {
 		return nil, stageErr(StageDecode, err)
+	}
+	if dec.Release != nil {
+		defer dec.Release()
 	}
 	if dec.RGB == nil {
 		return nil, stageErr(StageDecode, fmt.Errorf("decoder returned no image: %w", vision.ErrBadInput))

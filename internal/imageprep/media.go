@@ -17,7 +17,7 @@ func (m mediaDecoder) DecodeRGB(ctx context.Context, data []byte) (Decoded, erro
 	if err != nil {
 		return Decoded{}, err
 	}
-	return Decoded{RGB: img.RGB, Format: img.Format, Exact: img.Exact}, nil
+	return Decoded{RGB: img.RGB, Format: img.Format, Exact: img.Exact, Release: func() { m.d.Recycle(img) }}, nil
 }
 
 // ProbeSize implements Prober with media's header probe (which also
