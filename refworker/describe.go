@@ -5,11 +5,13 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"fmt"
+	"hash"
 	"hash/crc32"
 	"math"
 	"strconv"
 	"strings"
 
+	"github.com/mmgate/mmgate/internal/cpupool"
 	commonpb "github.com/mmgate/mmgate/proto/common"
 )
 
@@ -38,13 +40,16 @@ var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
 // fingerprint is the lower-case hex digest of b.
 func (s *Server) fingerprint(b []byte) string {
+	var h hash.Hash = sha256.New()
 	if s.opts.Fingerprint == CRC32C {
-		var out [4]byte
-		binary.BigEndian.PutUint32(out[:], crc32.Checksum(b, castagnoli))
-		return hex.EncodeToString(out[:])
+		h = crc32.New(castagnoli)
 	}
-	sum := sha256.Sum256(b)
-	return hex.EncodeToString(sum[:])
+	for len(b) > 0 {
+		n := min(len(b), cpupool.Piece) // preemptible between pieces
+		h.Write(b[:n])
+		b = b[n:]
+	}
+	return hex.EncodeToString(h.Sum(nil))
 }
 
 // idsBytes is the little-endian uint32 encoding of ids, for fingerprinting the

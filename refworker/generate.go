@@ -86,7 +86,7 @@ func (s *Server) Generate(req *schedulerpb.GenerateRequest, stream schedulerpb.T
 	}
 	defer s.untrack(rid)
 
-	items, err := s.readItems(req)
+	items, err := s.encode(ctx, req)
 	if err != nil {
 		return err
 	}

@@ -48,6 +48,12 @@ type Options struct {
 	// still read and released), so that a gateway's handling of a rejecting
 	// worker can be exercised.
 	RejectEvery int
+	// Encode, when set, runs the reading and fingerprinting of a request's
+	// tensors — the work that stands in for the vision encoder. A worker
+	// inside a gateway passes the gateway's low-priority pool, so that its
+	// bulk work on media does not hold up the gateway's text requests. Nil
+	// runs it on the request's goroutine.
+	Encode func(ctx context.Context, f func()) error
 	// Version is reported as tokenspeed_version.
 	Version string
 	Logger  *slog.Logger

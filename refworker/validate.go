@@ -1,6 +1,7 @@
 package refworker
 
 import (
+	"context"
 	"encoding/binary"
 	"fmt"
 	"sort"
@@ -31,6 +32,27 @@ type received struct {
 // invalid is the status the real worker answers for a request it refuses.
 func invalid(format string, a ...any) error {
 	return status.Errorf(codes.InvalidArgument, format, a...)
+}
+
+// encode runs readItems through Options.Encode when there is one and the
+// request has tensors. A request canceled while it waits for its turn has its
+// tensors dropped.
+func (s *Server) encode(ctx context.Context, req *schedulerpb.GenerateRequest) ([]received, error) {
+	if s.opts.Encode == nil || len(req.GetMmInputs().GetItems()) == 0 {
+		return s.readItems(req)
+	}
+	var (
+		items []received
+		err   error
+	)
+	if rerr := s.opts.Encode(ctx, func() { items, err = s.readItems(req) }); rerr != nil {
+		s.discard(req.GetMmInputs().GetItems())
+		if ctx.Err() != nil {
+			return nil, status.FromContextError(ctx.Err()).Err()
+		}
+		return nil, status.Errorf(codes.Unavailable, "encoder: %v", rerr)
+	}
+	return items, err
 }
 
 // readItems checks every multimodal item of req against the prompt and reads

@@ -14,7 +14,7 @@
 # requests after DURATION, default 60s).
 #
 #   scripts/bench_gateway.sh
-# SERVE_ARGS adds flags to `mmgate serve` (e.g. SERVE_ARGS="--heavy-nice -1").
+# SERVE_ARGS adds flags to `mmgate serve` (e.g. SERVE_ARGS="--heavy-idle=false").
 #
 #   IMAGES=200 CONCURRENCY=8 REQUESTS=200 DURATION=60s OUT=/tmp/gw scripts/bench_gateway.sh
 #

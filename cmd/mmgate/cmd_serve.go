@@ -70,6 +70,7 @@ type serveFlags struct {
 	policy          string
 	shutdownTimeout time.Duration
 	heavyNice       int
+	heavyIdle       bool
 	stallTimeout    time.Duration
 	gcPercent       int
 	videoDuration   time.Duration
@@ -130,7 +131,8 @@ func (f *serveFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&f.videoFrames, "video-max-frames", 768, "most frames sampled from one video")
 	fs.Var(&f.videoBytes, "video-max-bytes", "largest video accepted")
 	f.registerEmbedded(fs)
-	fs.IntVar(&f.heavyNice, "heavy-nice", 10, "nice value (1-19) of the threads that decode and preprocess media, so text requests preempt them; 0 keeps the process priority on those threads; -1 runs that work on ordinary goroutines")
+	fs.IntVar(&f.heavyNice, "heavy-nice", 10, "nice value (1-19) of the threads that decode and preprocess media when --heavy-idle=false; 0 keeps the process priority on those threads; -1 runs that work on ordinary goroutines (and --heavy-idle is ignored)")
+	fs.BoolVar(&f.heavyIdle, "heavy-idle", true, "run the media threads under the kernel's SCHED_IDLE policy, so that text requests and token streaming preempt them at once; on a machine shared with other busy processes, false (a nice value) keeps media work from waiting on them")
 	fs.Var(&f.apiKeys, "api-key", "API `KEY` clients must send as \"Authorization: Bearer KEY\" on /v1/ routes (repeatable)")
 	fs.StringVar(&f.apiKeyFile, "api-key-file", "", "file of API keys, one per line (# comments allowed)")
 	fs.BoolVar(&f.metricsAuth, "metrics-auth", false, "require an API key on /metrics too")
@@ -312,6 +314,28 @@ func serve(ctx context.Context, s *stdio, f *serveFlags, c *serveConfig, log *sl
 	}
 	defer os.RemoveAll(tmp)
 
+	cpu := f.cpu
+	if cpu <= 0 {
+		cpu = runtime.GOMAXPROCS(0)
+	}
+	// Heavy media work runs on low-priority threads; the runtime gets as
+	// many extra processors, so ordinary goroutines always have one.
+	var heavy *cpupool.Pool
+	if f.heavyNice >= 0 {
+		nice := f.heavyNice
+		if nice == 0 {
+			nice = -1 // the pool's threads keep the process priority
+		}
+		heavy, err = cpupool.New(cpupool.Options{Slots: cpu, Nice: nice, Idle: f.heavyIdle})
+		if err != nil {
+			return err
+		}
+		defer heavy.Close()
+		runtime.GOMAXPROCS(runtime.GOMAXPROCS(0) + cpu)
+		if perr := heavy.PriorityError(); perr != nil {
+			log.Warn("media threads: priority not lowered as asked", "err", perr)
+		}
+	}
 	modelDir := f.model
 	if f.embedded {
 		if modelDir == "" {
@@ -319,7 +343,7 @@ func serve(ctx context.Context, s *stdio, f *serveFlags, c *serveConfig, log *sl
 				return err
 			}
 		}
-		stopWorker, url, err := startEmbeddedWorkerWith(ctx, modelDir, tmp, f, f.embeddedFlags, log)
+		stopWorker, url, err := startEmbeddedWorkerWith(ctx, modelDir, tmp, f, f.embeddedFlags, heavyRunner(heavy), log)
 		if err != nil {
 			return fmt.Errorf("embedded worker: %w", err)
 		}
@@ -363,31 +387,9 @@ func serve(ctx context.Context, s *stdio, f *serveFlags, c *serveConfig, log *sl
 		return err
 	}
 	defer fetcher.Close()
-	cpu := f.cpu
-	if cpu <= 0 {
-		cpu = runtime.GOMAXPROCS(0)
-	}
 	cacheBytes := int64(f.cacheBytes)
 	if cacheBytes == 0 {
 		cacheBytes = -1
-	}
-	// Heavy media work runs on low-priority threads; the runtime gets as
-	// many extra processors, so ordinary goroutines always have one.
-	var heavy *cpupool.Pool
-	if f.heavyNice >= 0 {
-		nice := f.heavyNice
-		if nice == 0 {
-			nice = -1 // the pool's threads keep the process priority
-		}
-		heavy, err = cpupool.New(cpupool.Options{Slots: cpu, Nice: nice})
-		if err != nil {
-			return err
-		}
-		defer heavy.Close()
-		runtime.GOMAXPROCS(runtime.GOMAXPROCS(0) + cpu)
-		if perr := heavy.PriorityError(); perr != nil {
-			log.Warn("heavy work runs at normal priority", "err", perr)
-		}
 	}
 	// Video needs FFmpeg; without it video parts are refused clearly.
 	var vdec *video.Decoder
@@ -478,7 +480,7 @@ func logConfig(log *slog.Logger, f *serveFlags, c *serveConfig, modelDir string,
 		"mm_transport", f.transport, "mm_shm_min_bytes", int64(f.shmMinBytes), "shm_dir", f.shmDir,
 		"shm_usable", pool.Usable(), "shm_size", pr.Size, "shm_budget", pr.Budget, "shm_namespace_id", pr.NamespaceID,
 		"shm_ttl", f.shmTTL, "shm_group", f.shmGroup, "health_interval", f.healthInterval, "max_message_size", int64(f.maxMessageSize),
-		"media_order", f.mediaOrder, "policy", f.policy, "heavy_nice", f.heavyNice, "gc_percent", f.gcPercent, "worker_stall_timeout", f.stallTimeout, "shutdown_timeout", f.shutdownTimeout, "decoders_exact", media.Exact(),
+		"media_order", f.mediaOrder, "policy", f.policy, "heavy_nice", f.heavyNice, "heavy_idle", f.heavyIdle, "gc_percent", f.gcPercent, "worker_stall_timeout", f.stallTimeout, "shutdown_timeout", f.shutdownTimeout, "decoders_exact", media.Exact(),
 		"api_keys", len(c.apiKeys), "metrics_auth", f.metricsAuth, "tls", c.httpTLS != nil,
 		"worker_tls_ca", f.workerTLSCA, "worker_tls_client_cert", f.workerTLSCert != "", "worker_tls_server_name", f.workerTLSName)
 	for _, w := range pr.Warnings {

@@ -34,6 +34,9 @@ type workerFlags struct {
 	tlsCert        string
 	tlsKey         string
 	tlsClientCA    string
+	// encode runs the worker's reading of tensors (refworker.Options.Encode);
+	// set for a worker embedded in a gateway, not by a flag.
+	encode func(context.Context, func()) error
 }
 
 func (w *workerFlags) register(fs *flag.FlagSet) {
@@ -81,6 +84,7 @@ func (w *workerFlags) build(log *slog.Logger) (*refworker.Server, *shm.Reader, e
 		ToolCall:        w.toolCall,
 		TokenDelay:      w.tokenDelay,
 		RejectEvery:     w.rejectEvery,
+		Encode:          w.encode,
 		Version:         "mmgate-" + version,
 		Logger:          log,
 	})

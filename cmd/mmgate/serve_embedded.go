@@ -31,11 +31,11 @@ func (e *embeddedFlags) registerEmbedded(fs *flag.FlagSet) {
 //
 // The worker keeps the segments it reads (the gateway's pool owns them and
 // refills them; see shm.Route.Reuse) unless --embedded-keep-shm=false.
-func startEmbeddedWorkerWith(ctx context.Context, modelDir, dir string, f *serveFlags, ef embeddedFlags, log *slog.Logger) (func(), string, error) {
+func startEmbeddedWorkerWith(ctx context.Context, modelDir, dir string, f *serveFlags, ef embeddedFlags, heavy func(context.Context, func()) error, log *slog.Logger) (func(), string, error) {
 	sock := filepath.Join(dir, "worker.sock")
 	w := workerFlags{
 		model: modelDir, listen: "unix://" + sock, fingerprint: f.embeddedFP, shmDir: f.shmDir,
-		maxMessageSize: int(f.maxMessageSize), keepShm: ef.keepShm,
+		maxMessageSize: int(f.maxMessageSize), keepShm: ef.keepShm, encode: heavy,
 	}
 	srv, reader, err := w.build(log.With("component", "embedded-worker"))
 	if err != nil {

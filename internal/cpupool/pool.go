@@ -16,6 +16,13 @@ type Options struct {
 	// Nice is the priority the slot threads run at (Linux nice, 0–19;
 	// default 10). A negative value leaves the priority unchanged.
 	Nice int
+	// Idle runs the slot threads under the Linux SCHED_IDLE policy instead
+	// of a nice value: the kernel gives them the CPU only when no ordinary
+	// thread wants it, and an ordinary thread that wakes up preempts them at
+	// once (a nice value only weighs their share, and a waking thread may
+	// wait out part of their time slice). Their work then advances only on
+	// CPU time nothing else on the machine claims.
+	Idle bool
 }
 
 // ErrClosed is returned by Run after Close.
@@ -56,8 +63,8 @@ func New(o Options) (*Pool, error) {
 		go func() {
 			defer p.wg.Done()
 			runtime.LockOSThread() // the thread dies with the goroutine
-			if o.Nice >= 0 {
-				if err := lowerPriority(o.Nice); err != nil {
+			if o.Nice >= 0 || o.Idle {
+				if err := lowerPriority(o.Nice, o.Idle); err != nil {
 					once.Do(func() { p.niceErr = err })
 				}
 			}

@@ -50,6 +50,26 @@ func TestRunBoundsAndPriority(t *testing.T) {
 	}
 }
 
+func TestIdlePolicy(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("scheduling policies are set on Linux only")
+	}
+	p, err := New(Options{Slots: 1, Idle: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	if err := p.PriorityError(); err != nil {
+		t.Fatalf("SCHED_IDLE refused: %v", err)
+	}
+	var idle, caller bool
+	p.Run(context.Background(), func() { idle, _ = threadIdle() })
+	caller, _ = threadIdle()
+	if !idle || caller {
+		t.Errorf("slot thread idle = %v (want true), caller idle = %v (want false)", idle, caller)
+	}
+}
+
 func TestRunCancelAndPanic(t *testing.T) {
 	p, err := New(Options{Slots: 1})
 	if err != nil {
@@ -77,5 +97,28 @@ func TestRunCancelAndPanic(t *testing.T) {
 	// The slot survives a panicking task.
 	if err := p.Run(context.Background(), func() {}); err != nil {
 		t.Error(err)
+	}
+}
+
+func TestCopyAndClone(t *testing.T) {
+	for _, n := range []int{0, 1, Piece - 1, Piece, Piece + 1, 3*Piece + 17} {
+		src := make([]byte, n)
+		for i := range src {
+			src[i] = byte(i*7 + i>>9)
+		}
+		dst := make([]byte, n+5)
+		if got := Copy(dst, src); got != n {
+			t.Fatalf("Copy(%d) = %d", n, got)
+		}
+		if string(dst[:n]) != string(src) || string(dst[n:]) != "\x00\x00\x00\x00\x00" {
+			t.Fatalf("Copy(%d) wrote the wrong bytes", n)
+		}
+		short := make([]byte, n/2)
+		if got := Copy(short, src); got != n/2 || string(short) != string(src[:n/2]) {
+			t.Fatalf("Copy into %d of %d bytes = %d", n/2, n, got)
+		}
+		if c := Clone(src); string(c) != string(src) || (n > 0 && &c[0] == &src[0]) {
+			t.Fatalf("Clone(%d) is not a separate copy", n)
+		}
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/mmgate/mmgate/engine"
+	"github.com/mmgate/mmgate/internal/cpupool"
 	"github.com/mmgate/mmgate/internal/imageprep"
 	"github.com/mmgate/mmgate/prompt"
 	schedulerpb "github.com/mmgate/mmgate/proto/scheduler"
@@ -168,7 +169,7 @@ func (p *Pipeline) preprocess(ctx context.Context, a *Assets, item prompt.MediaI
 		if err != nil {
 			return prepared{}, nil, err
 		}
-		copy(b.Bytes(), c.data)
+		cpupool.Copy(b.Bytes(), c.data)
 		pr.plan = c.plan
 		return pr, b, nil
 	}
@@ -192,7 +193,7 @@ func (p *Pipeline) preprocess(ctx context.Context, a *Assets, item prompt.MediaI
 	p.observe(times, "resize", res.Timings.Resize)
 	p.observe(times, "normalize_patchify", res.Timings.NormalizePatchify)
 	if p.cache.admit(key) {
-		p.cache.put(key, cached{plan: res.Plan, data: append([]byte(nil), buf.Bytes()...)})
+		p.cache.put(key, cached{plan: res.Plan, data: cpupool.Clone(buf.Bytes())})
 	}
 	return pr, buf, nil
 }
