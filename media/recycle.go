@@ -2,8 +2,11 @@ package media
 
 import "sync"
 
-// recycleBytes bounds the pixel memory a Decoder keeps for reuse.
-const recycleBytes = 64 << 20
+// recycleBytes bounds the pixel memory a Decoder keeps for reuse: a few
+// images' worth. Kept buffers are live heap, and the garbage collector lets
+// the heap grow in proportion to it (GOGC), so a larger store costs more
+// resident memory than it saves.
+const recycleBytes = 16 << 20
 
 // pixelStore keeps pixel buffers that decoded images gave back
 // (Decoder.Recycle), so that a stream of images of similar sizes decodes

@@ -13,8 +13,9 @@
 //     Every request body is built before the timed run starts; the client only
 //     copies a prepared byte slice into the connection.
 //   - one text-only streaming request at a time, back to back, for as long as
-//     image requests are running (the probe). Its latencies tell how much a
-//     text request waits behind image preprocessing.
+//     image requests are running (the probe), over a keep-alive connection of
+//     its own as a separate text-only client would have. Its latencies tell
+//     how much a text request waits behind image preprocessing.
 //
 // Time to first token is measured by the client: from the moment the request
 // is sent to the first SSE chunk whose delta carries non-empty content. The

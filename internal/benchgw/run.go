@@ -19,8 +19,13 @@ type Runner struct {
 	opts   Options
 	ep     endpoint
 	client *http.Client
-	bodies [][]byte // one image request body per image file
-	probe  []byte   // the text-only probe's body
+	// probeClient sends the text probes over a connection of their own, as
+	// a separate text-only client would: sharing the image load's pool, a
+	// probe found every idle connection taken now and then and measured a
+	// fresh connection instead.
+	probeClient *http.Client
+	bodies      [][]byte // one image request body per image file
+	probe       []byte   // the text-only probe's body
 }
 
 // New validates opts, builds every request body and the HTTP client.
@@ -33,9 +38,10 @@ func New(opts Options) (*Runner, error) {
 	if err != nil {
 		return nil, fmt.Errorf("options: %w", err)
 	}
-	r := &Runner{opts: opts, ep: ep, client: opts.Client}
+	r := &Runner{opts: opts, ep: ep, client: opts.Client, probeClient: opts.Client}
 	if r.client == nil {
 		r.client = newClient(ep, opts.Concurrency+2)
+		r.probeClient = newClient(ep, 1)
 	}
 	for _, im := range opts.Images {
 		b, err := json.Marshal(chatRequest{
@@ -135,8 +141,12 @@ func (r *Runner) do(ctx context.Context, body []byte, probe bool) outcome {
 	if r.opts.APIKey != "" {
 		req.Header.Set("Authorization", "Bearer "+r.opts.APIKey)
 	}
+	client := r.client
+	if probe {
+		client = r.probeClient
+	}
 	start := time.Now()
-	resp, err := r.client.Do(req)
+	resp, err := client.Do(req)
 	if err != nil {
 		out.latency = time.Since(start)
 		out.code, out.message = networkCode(ctx, err), err.Error()
