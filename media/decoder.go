@@ -26,7 +26,7 @@ type Options struct {
 
 // Decoder decodes images as the reference loader does (see the package
 // documentation). It is safe for concurrent use; its settings are fixed, and
-// its only changing state is the pixel memory given back with Recycle.
+// its only changing state is the scratch memory of DecodeScratch.
 type Decoder struct {
 	bg        [3]uint8
 	noEXIF    bool
@@ -117,6 +117,14 @@ func (d *Decoder) checkSize(in *info) error {
 // Images over the pixel cap are refused before any pixel memory is
 // allocated.
 func (d *Decoder) Decode(ctx context.Context, data []byte) (*Image, error) {
+	return d.decodeWith(ctx, data, heapPixels)
+}
+
+// heapPixels allocates decoder destinations on the Go heap.
+func heapPixels(n int) ([]uint8, error) { return make([]uint8, n), nil }
+
+// decodeWith is Decode with the JPEG destination from pixels.
+func (d *Decoder) decodeWith(ctx context.Context, data []byte, pixels func(n int) ([]uint8, error)) (*Image, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -124,7 +132,7 @@ func (d *Decoder) Decode(ctx context.Context, data []byte) (*Image, error) {
 	if err != nil {
 		return nil, fmt.Errorf("media: decode: %w", err)
 	}
-	img, err := d.decode(in, data)
+	img, err := d.decode(in, data, pixels)
 	if err != nil {
 		return nil, fmt.Errorf("media: decode: %w", err)
 	}
@@ -141,25 +149,42 @@ func (d *Decoder) Decode(ctx context.Context, data []byte) (*Image, error) {
 	return img, nil
 }
 
-// Recycle gives img's pixel memory back to d for later decodes. The caller
-// must not use img (or its RGB) afterwards. Calling it is optional: an image
-// that is not recycled is reclaimed by the garbage collector.
-func (d *Decoder) Recycle(img *Image) {
-	if img == nil || img.RGB == nil {
-		return
+// DecodeScratch is Decode into the decoder's scratch memory where the
+// format's decoder allows it (libjpeg-turbo). The image is valid until
+// release is called, which the caller must do exactly once (also after an
+// error is returned, release is nil) and after which neither img nor its
+// pixels may be used: the memory goes to the next decode.
+func (d *Decoder) DecodeScratch(ctx context.Context, data []byte) (img *Image, release func(), err error) {
+	var held [][]uint8
+	pixels := func(n int) ([]uint8, error) {
+		b, err := d.pix.get(n)
+		if err == nil {
+			held = append(held, b)
+		}
+		return b, err
 	}
-	d.pix.put(img.RGB.Pix)
-	img.RGB = nil
+	release = func() {
+		for _, b := range held {
+			d.pix.put(b)
+		}
+		held = nil
+	}
+	img, err = d.decodeWith(ctx, data, pixels)
+	if err != nil {
+		release()
+		return nil, nil, err
+	}
+	return img, release, nil
 }
 
 // decode runs the format's decoder and the mode conversion.
-func (d *Decoder) decode(in *info, data []byte) (*Image, error) {
+func (d *Decoder) decode(in *info, data []byte, pixels func(n int) ([]uint8, error)) (*Image, error) {
 	var r *raster
 	var err error
 	exact := true
 	switch in.format {
 	case FormatJPEG:
-		return decodeJPEG(in, data, d.pix.get)
+		return decodeJPEG(in, data, pixels)
 	case FormatWebP:
 		r, exact, err = decodeWebP(in, data)
 	case FormatPNG:

@@ -56,6 +56,6 @@
 // logical screen, or with pixel indices past the palette; animated WebP and
 // arithmetic-coded JPEG in the pure-Go build.
 //
-// A Decoder is safe for concurrent use; Recycle gives decoded pixel memory
-// back to it for later decodes.
+// A Decoder is safe for concurrent use. DecodeScratch decodes into memory
+// the decoder keeps for the next image, outside the Go heap.
 package media

@@ -15,7 +15,7 @@ import (
 // decodeJPEG is the pure-Go fallback: image/jpeg has a different IDCT,
 // chroma upsampling and colour conversion than libjpeg-turbo, so its pixels
 // are close to, but not, the reference's (Exact is false).
-func decodeJPEG(in *info, data []byte, _ func(n int) []uint8) (*Image, error) {
+func decodeJPEG(in *info, data []byte, _ func(n int) ([]uint8, error)) (*Image, error) {
 	if !jpegComplete(in, data) {
 		return nil, truncated(FormatJPEG)
 	}

@@ -51,7 +51,7 @@ import (
 // RGB replicates the sample, as Pillow's L → RGB does); CMYK and YCCK decode
 // to CMYK, which Pillow reads with rawmode "CMYK;I" (inverted) and converts
 // with cmyk2rgb.
-func decodeJPEG(in *info, data []byte, pixels func(n int) []uint8) (*Image, error) {
+func decodeJPEG(in *info, data []byte, pixels func(n int) ([]uint8, error)) (*Image, error) {
 	pf, bpp, mode := C.int(C.TJPF_RGB), 3, "RGB"
 	switch in.jpegComps {
 	case 1:
@@ -85,8 +85,11 @@ func decodeJPEG(in *info, data []byte, pixels func(n int) []uint8) (*Image, erro
 	}
 
 	// TurboJPEG writes every pixel of the destination (corrupt data
-	// included), so the buffer may be reused memory.
-	buf := pixels(in.w * in.h * bpp)
+	// included), so the buffer may be reused scratch memory.
+	buf, err := pixels(in.w * in.h * bpp)
+	if err != nil {
+		return nil, err
+	}
 	dst := (*C.uchar)(unsafe.Pointer(unsafe.SliceData(buf)))
 	var warning C.int
 	var msg [200]C.char

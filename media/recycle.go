@@ -2,18 +2,16 @@ package media
 
 import "sync"
 
-// recycleBytes bounds the pixel memory a Decoder keeps for reuse: a few
-// images' worth. Kept buffers are live heap, and the garbage collector lets
-// the heap grow in proportion to it (GOGC), so a larger store costs more
-// resident memory than it saves.
-const recycleBytes = 16 << 20
+// recycleBytes bounds the scratch memory a Decoder keeps between decodes.
+const recycleBytes = 32 << 20
 
-// pixelStore keeps pixel buffers that decoded images gave back
-// (Decoder.Recycle), so that a stream of images of similar sizes decodes
-// into memory that is already mapped instead of a fresh allocation that the
-// runtime must zero and the garbage collector must later reclaim. Only
-// decoders that overwrite every byte of their destination take buffers from
-// it.
+// pixelStore holds the scratch memory of DecodeScratch: buffers outside the
+// Go heap (anonymous mappings where the platform has them), so that a stream
+// of images decodes into memory that is already mapped, without a fresh
+// allocation for the runtime to zero and the garbage collector to reclaim —
+// and, being off the heap, kept buffers do not raise the collector's heap
+// goal. Only decoders that overwrite every byte of their destination take
+// buffers from it.
 type pixelStore struct {
 	mu    sync.Mutex
 	free  [][]uint8
@@ -21,8 +19,8 @@ type pixelStore struct {
 }
 
 // get returns a buffer of length n: a kept one whose capacity is at least n
-// and at most twice n, or a new one.
-func (s *pixelStore) get(n int) []uint8 {
+// and at most twice n, or a new mapping.
+func (s *pixelStore) get(n int) ([]uint8, error) {
 	s.mu.Lock()
 	for i, b := range s.free {
 		if c := cap(b); c >= n && c <= 2*n {
@@ -32,26 +30,35 @@ func (s *pixelStore) get(n int) []uint8 {
 			s.free = s.free[:last]
 			s.bytes -= cap(b)
 			s.mu.Unlock()
-			return b[:n]
+			return b[:n], nil
 		}
 	}
 	s.mu.Unlock()
-	return make([]uint8, n)
+	return mapScratch(n)
 }
 
-// put keeps b for a later get, dropping the oldest kept buffers to stay
-// within recycleBytes.
+// put keeps b for a later get, releasing the oldest kept buffers (or b) to
+// stay within recycleBytes. b must come from get.
 func (s *pixelStore) put(b []uint8) {
-	if cap(b) == 0 || cap(b) > recycleBytes {
+	if cap(b) == 0 {
 		return
 	}
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	for len(s.free) > 0 && s.bytes+cap(b) > recycleBytes {
-		s.bytes -= cap(s.free[0])
-		s.free[0] = nil
-		s.free = s.free[1:]
+	var drop [][]uint8
+	if cap(b) > recycleBytes {
+		drop = append(drop, b)
+	} else {
+		for len(s.free) > 0 && s.bytes+cap(b) > recycleBytes {
+			drop = append(drop, s.free[0])
+			s.bytes -= cap(s.free[0])
+			s.free[0] = nil
+			s.free = s.free[1:]
+		}
+		s.free = append(s.free, b)
+		s.bytes += cap(b)
 	}
-	s.free = append(s.free, b)
-	s.bytes += cap(b)
+	s.mu.Unlock()
+	for _, d := range drop {
+		unmapScratch(d)
+	}
 }

@@ -13,11 +13,11 @@ func MediaDecoder(d *media.Decoder) Decoder { return mediaDecoder{d} }
 type mediaDecoder struct{ d *media.Decoder }
 
 func (m mediaDecoder) DecodeRGB(ctx context.Context, data []byte) (Decoded, error) {
-	img, err := m.d.Decode(ctx, data)
+	img, release, err := m.d.DecodeScratch(ctx, data)
 	if err != nil {
 		return Decoded{}, err
 	}
-	return Decoded{RGB: img.RGB, Format: img.Format, Exact: img.Exact, Release: func() { m.d.Recycle(img) }}, nil
+	return Decoded{RGB: img.RGB, Format: img.Format, Exact: img.Exact, Release: release}, nil
 }
 
 // ProbeSize implements Prober with media's header probe (which also
