@@ -391,7 +391,12 @@ func (d *deployment) start(ctx context.Context) error {
 	}
 	args := []string{cfg.Binary, "serve", "--listen", addr, "--model", cfg.ModelDir, "--shm-dir", d.shmDir,
 		"--shm-ttl", cfg.JanitorTTL.String(), "--shm-sweep-interval", cfg.JanitorTick.String(), "--health-interval", "200ms",
-		"--cache-bytes", strconv.FormatInt(cfg.CacheBytes, 10), "--log-level", "warn"}
+		"--cache-bytes", strconv.FormatInt(cfg.CacheBytes, 10), "--log-level", "warn",
+		// The RSS check looks for memory the gateway holds on to. At the
+		// default collector target (300) garbage may reach three times the
+		// live heap before a collection, slack that would hide a leak of
+		// that size and moves with timing; at 100 it is one live heap.
+		"--gc-percent", "100"}
 	if cfg.ShmBudget > 0 {
 		args = append(args, "--shm-budget", strconv.FormatInt(cfg.ShmBudget, 10))
 	}
