@@ -44,11 +44,7 @@ func (s *Server) fingerprint(b []byte) string {
 	if s.opts.Fingerprint == CRC32C {
 		h = crc32.New(castagnoli)
 	}
-	for len(b) > 0 {
-		n := min(len(b), cpupool.Piece) // preemptible between pieces
-		h.Write(b[:n])
-		b = b[n:]
-	}
+	cpupool.Write(h, b) // preemptible between pieces
 	return hex.EncodeToString(h.Sum(nil))
 }
 

@@ -1,5 +1,7 @@
 package cpupool
 
+import "io"
+
 // Piece bounds the bytes that one call of an assembly kernel (memmove, a
 // hash) should cover in pool work. The Go runtime cannot preempt assembly:
 // a 15 MB copy in one call holds up every stop-the-world of the process —
@@ -22,4 +24,13 @@ func Clone(b []byte) []byte {
 	out := make([]byte, len(b))
 	Copy(out, b)
 	return out
+}
+
+// Write feeds b to w (a hash) in pieces of Piece bytes.
+func Write(w io.Writer, b []byte) {
+	for len(b) > 0 {
+		n := min(len(b), Piece)
+		w.Write(b[:n])
+		b = b[n:]
+	}
 }

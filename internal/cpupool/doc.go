@@ -10,7 +10,7 @@
 // Pool work must not run long assembly calls (copy, hashing) over whole
 // tensors: the runtime cannot preempt them, so a stop-the-world — and with
 // it every goroutine of the process — waits for the low-priority thread to
-// finish one. Copy and Piece split such work.
+// finish one. Copy, Clone and Write split such work.
 //
 // The gateway raises GOMAXPROCS by the number of slots, so that the runtime
 // always has processors for ordinary goroutines while every slot is busy.

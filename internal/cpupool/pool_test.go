@@ -1,6 +1,7 @@
 package cpupool
 
 import (
+	"bytes"
 	"context"
 	"runtime"
 	"sync"
@@ -119,6 +120,10 @@ func TestCopyAndClone(t *testing.T) {
 		}
 		if c := Clone(src); string(c) != string(src) || (n > 0 && &c[0] == &src[0]) {
 			t.Fatalf("Clone(%d) is not a separate copy", n)
+		}
+		var w bytes.Buffer
+		if Write(&w, src); w.String() != string(src) {
+			t.Fatalf("Write(%d) fed the wrong bytes", n)
 		}
 	}
 }
