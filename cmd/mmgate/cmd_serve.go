@@ -401,7 +401,7 @@ func serve(ctx context.Context, s *stdio, f *serveFlags, c *serveConfig, log *sl
 		log.Warn("ffmpeg not found: video input is disabled")
 	}
 	pipe, err := pipeline.New(pipeline.Options{
-		Engine: eng, Pool: pool, Fetcher: fetcher, Decoder: imageprep.MediaDecoder(dec), Video: vdec,
+		Engine: eng, Pool: pool, Fetcher: fetcher, Decoder: imageprep.ScratchDecoder(dec), Video: vdec,
 		ModelDir: modelDir, BundleDir: filepath.Join(tmp, "bundles"),
 		CacheBytes: cacheBytes, CPU: cpu, MediaOrder: c.order, MaxMediaItems: f.maxItems,
 		Exact: media.Exact(), Heavy: heavy, Registerer: reg, Logger: log,

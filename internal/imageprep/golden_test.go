@@ -155,6 +155,9 @@ func TestGolden(t *testing.T) {
 			if derr != nil {
 				t.Fatalf("decode: %v", derr)
 			}
+			if d.Release != nil {
+				defer d.Release()
+			}
 			if !d.Exact {
 				// Only a build without cgo decodes lossy formats with
 				// decoders that say they are not Pillow-exact.

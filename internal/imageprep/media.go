@@ -7,12 +7,30 @@ import (
 )
 
 // MediaDecoder adapts a *media.Decoder (Pillow-equivalent decoding, EXIF
-// orientation, transparency compositing) to Decoder.
-func MediaDecoder(d *media.Decoder) Decoder { return mediaDecoder{d} }
+// orientation, transparency compositing) to Decoder. Pixels live on the Go
+// heap: right for a short-lived process, whose heap still has the free,
+// already-resident pages that a decode can reuse.
+func MediaDecoder(d *media.Decoder) Decoder { return mediaDecoder{d: d} }
 
-type mediaDecoder struct{ d *media.Decoder }
+// ScratchDecoder is MediaDecoder for a server with a stream of images: JPEGs
+// decode into the decoder's scratch memory (media.Decoder.DecodeScratch),
+// reused from one image to the next outside the Go heap, and given back once
+// each image is processed (Decoded.Release).
+func ScratchDecoder(d *media.Decoder) Decoder { return mediaDecoder{d: d, scratch: true} }
+
+type mediaDecoder struct {
+	d       *media.Decoder
+	scratch bool
+}
 
 func (m mediaDecoder) DecodeRGB(ctx context.Context, data []byte) (Decoded, error) {
+	if !m.scratch {
+		img, err := m.d.Decode(ctx, data)
+		if err != nil {
+			return Decoded{}, err
+		}
+		return Decoded{RGB: img.RGB, Format: img.Format, Exact: img.Exact}, nil
+	}
 	img, release, err := m.d.DecodeScratch(ctx, data)
 	if err != nil {
 		return Decoded{}, err
