@@ -289,6 +289,12 @@ func (s *Stream) finish(err error) {
 		switch {
 		case s.ctx.Err() != nil:
 			out = "cancelled"
+			// Registered here, before the caller sees the end of the
+			// stream, rather than only from the context's AfterFunc
+			// goroutine: that one may start after the caller has
+			// returned and the engine is closing, and Close waits only
+			// for aborts already registered.
+			s.abort()
 		case errors.As(err, &we) && we.Code == codes.Unavailable:
 			out = "unavailable"
 		}
