@@ -147,9 +147,11 @@ func runPreprocess(ctx context.Context, s *stdio, args []string) int {
 	}
 	// Videos are optional: without FFmpeg or video support in the model,
 	// each video input is refused with the reason and images still run.
-	vp, vpErr := newVideoPreprocessor(proc, f.workers, vf)
+	vp, stopVideo, vpErr := newVideoPreprocessor(proc, f.workers, vf)
 	if vpErr != nil {
 		log.Debug("preprocess: no video support", "error", vpErr.Error())
+	} else {
+		defer stopVideo()
 	}
 	pm := preprocessMedia{images: pp, videos: vp, videoErr: vpErr, video: vf}
 	log.Debug("preprocess", "model", f.model, "model_type", proc.ModelType(), "min_pixels", f.minPixels,

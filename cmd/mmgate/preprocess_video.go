@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os/exec"
 
+	"github.com/mmgate/mmgate/internal/cpupool"
 	"github.com/mmgate/mmgate/internal/videoprep"
 	"github.com/mmgate/mmgate/media/video"
 	"github.com/mmgate/mmgate/vision"
@@ -75,18 +76,30 @@ func isWebP(data []byte) bool {
 // image path's processor). It uses its own processor with the same
 // configuration: the image path's memory-releasing resizer would force a
 // collection per large frame. workers bounds the frames processed at the
-// same time; one video is processed at a time.
-func newVideoPreprocessor(proc *qwenvl.Processor, workers int, vf *videoFlags) (*videoprep.Preprocessor, error) {
+// same time; one video is processed at a time. The frames are resized and
+// patchified on threads of the gateway's default media priority
+// (SCHED_IDLE, else nice 10), so that FFmpeg's decode, the critical path,
+// has the CPU whenever it wants it; the returned function stops them.
+func newVideoPreprocessor(proc *qwenvl.Processor, workers int, vf *videoFlags) (*videoprep.Preprocessor, func(), error) {
 	cfg := proc.Config()
 	vproc, err := qwenvl.New(&cfg, qwenvl.Options{})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	dec, err := video.New(video.Options{AllowGIF: vf.asVideo})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return videoprep.New(videoprep.Options{Decoder: dec, Processor: vproc, Concurrency: 1, Workers: workers})
+	pool, err := cpupool.New(cpupool.Options{Slots: workers, Idle: true})
+	if err != nil {
+		return nil, nil, err
+	}
+	vp, err := videoprep.New(videoprep.Options{Decoder: dec, Processor: vproc, Concurrency: 1, Workers: workers, Run: pool.Run})
+	if err != nil {
+		pool.Close()
+		return nil, nil, err
+	}
+	return vp, pool.Close, nil
 }
 
 // preprocessVideoLine is the JSON line of one accepted video.

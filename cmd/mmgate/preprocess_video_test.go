@@ -112,10 +112,11 @@ func TestPreprocessVideoGolden(t *testing.T) {
 					t.Fatal(err)
 				}
 				vf := &videoFlags{}
-				vp, err := newVideoPreprocessor(proc, 2, vf)
+				vp, stop, err := newVideoPreprocessor(proc, 2, vf)
 				if err != nil {
 					t.Fatal(err)
 				}
+				defer stop()
 				f := preprocessFlags{model: c.Model, dtype: tensor.Float32, hash: true}
 				got := preprocessVideo(context.Background(), vp, f, vf, "in.mp4", data, "")
 				line, ok := got.(preprocessVideoLine)

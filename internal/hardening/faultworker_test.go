@@ -240,6 +240,10 @@ func TestWorkerFaults(t *testing.T) {
 	// worker error, never anything else.
 	odd := []string{"bad-token", "wrong-id", "double-complete", "chunk-after-complete", "empty-chunks"}
 	check := func(t *testing.T, mode string, stream, mayServe bool) {
+		// A fault that breaks the connection (drop-conn) takes the worker
+		// out of the rotation until a health check finds it again; each
+		// case starts with it back.
+		waitReady(t, gw, url)
 		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 		defer cancel()
 		r, err := post(ctx, url, "/v1/chat/completions", faultRequest(mode, stream))

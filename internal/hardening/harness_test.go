@@ -75,6 +75,13 @@ func startGateway(t testing.TB, shm string, extra ...string) (string, *proc) {
 	args := append([]string{"serve", "--listen", addr, "--shm-dir", shm, "--health-interval", "200ms", "--model", modelDir}, extra...)
 	p := start(t, args...)
 	url := "http://" + addr
+	waitReady(t, p, url)
+	return url, p
+}
+
+// waitReady waits until the gateway has a healthy worker.
+func waitReady(t testing.TB, p *proc, url string) {
+	t.Helper()
 	waitFor(t, p, func() bool {
 		r, err := http.Get(url + "/health/ready")
 		if err != nil {
@@ -83,7 +90,6 @@ func startGateway(t testing.TB, shm string, extra ...string) (string, *proc) {
 		r.Body.Close()
 		return r.StatusCode == 200
 	}, "gateway ready")
-	return url, p
 }
 
 func waitFor(t testing.TB, p *proc, ok func() bool, what string) {

@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -41,8 +42,10 @@ type Assets struct {
 }
 
 // LoadAssets reads a model folder. dec is the shared image decoder;
-// concurrency bounds decode+preprocess across all requests.
-func LoadAssets(dir string, dec imageprep.Decoder, vdec *video.Decoder, concurrency, workers int) (*Assets, error) {
+// concurrency bounds decode+preprocess across all requests. run, when not
+// nil, runs each video frame's resize and patchify (the heavy pool's Run);
+// frames of one video then go through it in parallel, up to GOMAXPROCS.
+func LoadAssets(dir string, dec imageprep.Decoder, vdec *video.Decoder, concurrency, workers int, run func(context.Context, func()) error) (*Assets, error) {
 	tok, err := tokenizer.Load(dir)
 	if err != nil {
 		return nil, fmt.Errorf("pipeline: model %s: %w", dir, err)
@@ -77,7 +80,11 @@ func LoadAssets(dir string, dec imageprep.Decoder, vdec *video.Decoder, concurre
 		}
 		a.Processor, a.Prep = proc, prep
 		if _, hasVideo := sp.Pad[prompt.Video]; hasVideo && vdec != nil {
-			if vp, err := videoprep.New(videoprep.Options{Decoder: vdec, Processor: proc, Concurrency: 1, Workers: workers}); err == nil {
+			vo := videoprep.Options{Decoder: vdec, Processor: proc, Concurrency: 1, Workers: workers, Run: run}
+			if run != nil {
+				vo.Workers = 0
+			}
+			if vp, err := videoprep.New(vo); err == nil {
 				a.VideoPrep = vp
 			}
 		}

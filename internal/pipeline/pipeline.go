@@ -45,8 +45,9 @@ type Options struct {
 	CPU int
 	// Heavy, when set, runs each media item's CPU work (hashing, decode,
 	// resize, patchify) on its low-priority threads, one item per slot, so
-	// that text requests are not queued behind image work; each item then
-	// uses one thread.
+	// that text requests are not queued behind image work; each image then
+	// uses one thread, and each video frame's resize and patchify is a task
+	// of its own (FFmpeg decodes at the process's priority).
 	Heavy *cpupool.Pool
 	// MediaOrder is the default for requests that set none.
 	MediaOrder prompt.MediaOrder
@@ -139,10 +140,11 @@ func (p *Pipeline) assetsFor(ctx context.Context, model string) (*Assets, error)
 			}
 		}
 		workers := 0
+		var run func(context.Context, func()) error
 		if p.opts.Heavy != nil {
-			workers = 1
+			workers, run = 1, p.opts.Heavy.Run
 		}
-		slot.a, slot.err = LoadAssets(dir, p.opts.Decoder, p.opts.Video, p.opts.CPU, workers)
+		slot.a, slot.err = LoadAssets(dir, p.opts.Decoder, p.opts.Video, p.opts.CPU, workers, run)
 		if slot.err == nil {
 			p.log.Info("model files loaded", "model", model, "dir", dir)
 		}

@@ -15,6 +15,15 @@
 // each frame with Pillow and normalizes and patchifies it with NumPy.
 // testdata/golden.json pins the hashes.
 //
+// Timeline: the FFmpeg decoding child starts as soon as the bytes are open
+// and loads its libraries and reads the stream headers while ffprobe reads
+// them for the plan (video.Decoding); once the plan is made, the child gets
+// its frame selection and the destination is backed with memory ahead of
+// the frames (the kernel clears fresh pages, about as much CPU time as the
+// patchify). FFmpeg's decode of every frame is the critical path; the frame
+// work can run through Options.Run on low-priority threads so that it takes
+// only CPU time the decode leaves.
+//
 // Passes: a container that declares its frame count (MP4, MOV, AVI) is
 // planned from that count and decoded once; the decode also counts every
 // frame, and a differing count sends the call back to plan from the decoded

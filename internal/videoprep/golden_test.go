@@ -14,6 +14,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/mmgate/mmgate/internal/cpupool"
 	"github.com/mmgate/mmgate/media/video"
 	"github.com/mmgate/mmgate/tensor"
 	"github.com/mmgate/mmgate/vision"
@@ -92,7 +93,13 @@ func newPre(t testing.TB, model string) *Preprocessor {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pp, err := New(Options{Decoder: dec, Processor: proc})
+	// Frames run on idle-priority threads, as in the gateway by default.
+	pool, err := cpupool.New(cpupool.Options{Idle: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(pool.Close)
+	pp, err := New(Options{Decoder: dec, Processor: proc, Run: pool.Run})
 	if err != nil {
 		t.Fatal(err)
 	}

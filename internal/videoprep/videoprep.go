@@ -31,6 +31,11 @@ type Options struct {
 	// Workers bounds how many frames of one video are resized and
 	// patchified at the same time. 0 means GOMAXPROCS.
 	Workers int
+	// Run, when not nil, runs each frame's resize and patchify (for
+	// example on a cpupool.Pool, whose low-priority threads leave the CPU
+	// to FFmpeg's decoding, the critical path, and to latency-sensitive
+	// work). It returns an error only when it did not run the function.
+	Run func(ctx context.Context, f func()) error
 	// CountFirst always counts the frames with a decoding pass before
 	// planning. By default a container that declares its frame count (MP4,
 	// AVI) is planned from that count and decoded once, the decode counting
@@ -46,6 +51,7 @@ type Preprocessor struct {
 	sem     chan struct{}
 	workers int
 	count   bool
+	exec    func(ctx context.Context, f func()) error
 }
 
 // New checks o and builds a Preprocessor.
@@ -61,7 +67,7 @@ func New(o Options) (*Preprocessor, error) {
 	if w == 0 {
 		w = runtime.GOMAXPROCS(0)
 	}
-	return &Preprocessor{dec: o.Decoder, proc: o.Processor, sem: make(chan struct{}, n), workers: w, count: o.CountFirst}, nil
+	return &Preprocessor{dec: o.Decoder, proc: o.Processor, sem: make(chan struct{}, n), workers: w, count: o.CountFirst, exec: o.Run}, nil
 }
 
 // Request is one video to preprocess.
@@ -151,6 +157,17 @@ func (p *Preprocessor) Video(ctx context.Context, req Request) (*Result, error) 
 	}
 	defer v.Close()
 	t0 := time.Now()
+	// The decoding child starts now and gets ready while the headers are
+	// probed; it waits for the plan's frame selection.
+	dec, err := v.Start(ctx)
+	if err != nil {
+		return nil, stageErr(StageDecode, err)
+	}
+	defer func() {
+		if dec != nil {
+			dec.Close()
+		}
+	}()
 	info, err := v.Header(ctx)
 	if err != nil {
 		return nil, stageErr(StageDecode, err)
@@ -164,7 +181,8 @@ func (p *Preprocessor) Video(ctx context.Context, req Request) (*Result, error) 
 	var probeTime, decodeTime time.Duration
 	probeTime = time.Since(t0)
 	for {
-		res, err := p.run(ctx, v, info, req, dt, alloc)
+		res, err := p.run(ctx, v, dec, info, req, dt, alloc)
+		dec = nil
 		if res != nil {
 			decodeTime += res.Timings.Decode
 			res.Timings.Probe, res.Timings.Decode = probeTime, decodeTime
@@ -202,9 +220,17 @@ func (p *Preprocessor) Video(ctx context.Context, req Request) (*Result, error) 
 	}
 }
 
-// run plans info, allocates, and decodes and processes the sampled frames.
-// On ErrFrameCount, the returned Result's Info.Frames is the decoded count.
-func (p *Preprocessor) run(ctx context.Context, v *video.Video, info video.Info, req Request, dt tensor.DType, alloc Allocator) (*Result, error) {
+// run plans info, allocates, and decodes and processes the sampled frames
+// with dec (started here when nil), which it closes. On ErrFrameCount, the
+// returned Result's Info.Frames is the decoded count.
+func (p *Preprocessor) run(ctx context.Context, v *video.Video, dec *video.Decoding, info video.Info, req Request, dt tensor.DType, alloc Allocator) (*Result, error) {
+	if dec == nil {
+		var err error
+		if dec, err = v.Start(ctx); err != nil {
+			return nil, stageErr(StageDecode, err)
+		}
+	}
+	defer dec.Close()
 	res := &Result{Info: info, DType: dt}
 	plan, err := p.proc.PlanVideo(videoInfo(info), req.Overrides)
 	if err != nil {
@@ -220,6 +246,24 @@ func (p *Preprocessor) run(ctx context.Context, v *video.Video, info video.Info,
 		return nil, stageErr(StageAllocate, fmt.Errorf("%w: got %d bytes, want %d", imageprep.ErrAllocation, len(buf), n))
 	}
 	res.Data = buf
+	// Back the destination with memory while the first frames decode, at
+	// the frame work's priority; stopped (or never started) once the call
+	// is over.
+	fctx, stopFault := context.WithCancel(ctx)
+	faulted := make(chan struct{})
+	go func() {
+		defer close(faulted)
+		fault := func() { prefault(buf, fctx.Done()) }
+		if p.exec == nil {
+			fault()
+		} else {
+			_ = p.exec(fctx, fault)
+		}
+	}()
+	defer func() {
+		stopFault()
+		<-faulted
+	}()
 	sink, err := p.proc.StartVideo(plan, dt, buf)
 	if err != nil {
 		return res, stageErr(StageProcess, err)
@@ -227,11 +271,22 @@ func (p *Preprocessor) run(ctx context.Context, v *video.Video, info video.Info,
 	t0 := time.Now()
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(p.workers)
-	decoded, derr := v.Decode(gctx, info, plan.Indices, func(k int, f *imaging.RGB) error {
+	stop := context.AfterFunc(gctx, dec.Cancel) // a failed frame stops the decode
+	defer stop()
+	decoded, derr := dec.Frames(info, plan.Indices, func(k int, f *imaging.RGB) error {
 		if err := gctx.Err(); err != nil {
 			return err
 		}
-		g.Go(func() error { return sink.Frame(gctx, k, f) })
+		g.Go(func() error {
+			if p.exec == nil {
+				return sink.Frame(gctx, k, f)
+			}
+			var ferr error
+			if err := p.exec(gctx, func() { ferr = sink.Frame(gctx, k, f) }); err != nil {
+				return err
+			}
+			return ferr
+		})
 		return nil
 	})
 	perr := g.Wait()

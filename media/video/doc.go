@@ -30,10 +30,14 @@
 // Header reads the headers only (size, rotation, average frame rate,
 // duration, codec and, for MP4 and AVI, the container's declared frame
 // count); Probe adds a pass that decodes every frame to count them. Decode
-// decodes every frame once (codecs need their references): a split filter
-// feeds all of them to a null output, whose frame count FFmpeg's progress
-// report gives on a pipe (fd 4), and a select filter keeps the sampled
-// indices, which alone are converted to rgb24 on stdout. swscale converts
+// decodes every frame once (codecs need their references) and feeds all of
+// them to two outputs: a null output, whose frame count FFmpeg's progress
+// report gives on a pipe (fd 4), and one whose filter (a select filter read
+// from a pipe, fd 5) keeps the sampled indices, which alone are converted to
+// rgb24 on stdout. Because FFmpeg reads an output's filter only after it has
+// opened the input, the child can start before the sampling is known: Start
+// runs it while the caller probes and plans, and Decoding.Frames hands it
+// the selection (Decode is the two in one). swscale converts
 // each frame independently, so the selected frames equal the same frames of
 // a full decode; the tests check this for every clip. Decode reports
 // ErrFrameCount when the count differs from the Info it was given, so that

@@ -380,3 +380,60 @@ func TestSelectExpr(t *testing.T) {
 		}
 	}
 }
+
+// TestStartBeforePlan: a decoding started before the plan waits for its
+// selection, gives the same frames as Decode, refuses a second Frames, and
+// leaves no child behind when closed unused or handed a bad selection.
+func TestStartBeforePlan(t *testing.T) {
+	needFFmpeg(t)
+	ctx := context.Background()
+	d := newDecoder(t, Options{})
+	v := openClip(t, d, "h264_moov_end.mp4")
+	dec, err := v.Start(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	info, err := v.Probe(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	idx := []int{0, 7, 7, 49}
+	var got [][]byte
+	if _, err := dec.Frames(info, idx, func(k int, f *imaging.RGB) error { got = append(got, f.Pix); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := dec.Frames(info, idx, func(int, *imaging.RGB) error { return nil }); err == nil {
+		t.Error("second Frames accepted")
+	}
+	dec.Close()
+	var want [][]byte
+	if _, err := v.Decode(ctx, info, idx, func(k int, f *imaging.RGB) error { want = append(want, f.Pix); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != len(idx) || len(want) != len(idx) {
+		t.Fatalf("%d and %d frames", len(got), len(want))
+	}
+	for k := range idx {
+		if !bytes.Equal(got[k], want[k]) {
+			t.Errorf("frame %d differs", k)
+		}
+	}
+
+	unused, err := v.Start(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(50 * time.Millisecond) // let it reach the selection pipe
+	unused.Close()
+	assertNoChildren(t)
+
+	bad, err := v.Start(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := bad.Frames(info, []int{3, 2}, func(int, *imaging.RGB) error { return nil }); !errors.Is(err, ErrUnsupported) {
+		t.Errorf("unsorted selection: err = %v", err)
+	}
+	bad.Close()
+	assertNoChildren(t)
+}
