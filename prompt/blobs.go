@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"strconv"
 	"strings"
+	"unsafe"
 )
 
 // This file answers: how are megabytes of inline media kept out of the JSON
@@ -22,7 +23,8 @@ const blobTag = "\x00blob:"
 
 // liftBlobs returns body with every plain string value of min bytes or more
 // of a "url" or "data" key replaced by a short stand-in, and the lifted
-// strings in order.
+// strings in order. The strings share body's memory (no copy of megabytes
+// per request), so body must not change while they are in use.
 // A string is plain when it needs no unescaping and is valid as is (ASCII,
 // no control characters, no backslash) — data: URLs are. Anything it does
 // not understand is left in place for the decoder to judge.
@@ -63,7 +65,7 @@ func liftBlobs(body []byte, min int) ([]byte, []string) {
 		out = append(out, `"\u0000blob:`...)
 		out = strconv.AppendInt(out, int64(len(blobs)), 10)
 		out = append(out, '"')
-		blobs = append(blobs, string(content))
+		blobs = append(blobs, unsafe.String(unsafe.SliceData(content), len(content)))
 		copied = end + 1
 	}
 	if blobs == nil {

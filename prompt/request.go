@@ -177,7 +177,9 @@ type rawRequest struct {
 
 // Parse parses a chat completions request body. Errors are *Error values
 // wrapping ErrBadRequest, with Param set where one field is at fault.
-// Unknown fields are ignored, as OpenAI-compatible servers do.
+// Unknown fields are ignored, as OpenAI-compatible servers do. Large media
+// URLs in the Request share body's memory: body must not be modified while
+// the Request is in use.
 func Parse(body []byte) (*Request, error) { return parseLifting(body, blobMin) }
 
 // parseLifting is Parse with media strings of min bytes and more lifted out

@@ -32,6 +32,7 @@ func runBenchGateway(ctx context.Context, s *stdio, args []string) int {
 	text := fs.String("text", benchgw.DefaultText, "text part sent after each image")
 	probeText := fs.String("probe-text", benchgw.DefaultProbeText, "message of the text-only probe requests")
 	noProbe := fs.Bool("no-probe", false, "do not run the text-only probe stream")
+	noWarmUp := fs.Bool("no-warm-up", false, "skip the unmeasured warm-up (3 text requests and one small generated image) before the run")
 	probeEvery := fs.Duration("probe-interval", benchgw.DefaultProbeInterval, "one text probe starts every interval (negative: back to back)")
 	timeout := fs.Duration("request-timeout", benchgw.DefaultRequestTimeout, "limit for each request")
 	allowRemote := fs.Bool("allow-remote", false, "allow a --url whose host is not loopback")
@@ -87,7 +88,7 @@ func runBenchGateway(ctx context.Context, s *stdio, args []string) int {
 	for i, level := range levels {
 		r, err := benchgw.New(benchgw.Options{
 			URL: *url, Images: levelImages(imgs, i, *requests), Concurrency: level, Requests: *requests, Duration: *duration,
-			Model: *model, MaxTokens: *maxTokens, Text: *text, ProbeText: *probeText, NoProbe: *noProbe, ProbeInterval: *probeEvery,
+			Model: *model, MaxTokens: *maxTokens, Text: *text, ProbeText: *probeText, NoProbe: *noProbe, NoWarmUp: *noWarmUp, ProbeInterval: *probeEvery,
 			AllowRemote: *allowRemote, RequestTimeout: *timeout, APIKey: *apiKey, Progress: s.err,
 		})
 		if err != nil {

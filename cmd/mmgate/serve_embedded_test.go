@@ -15,7 +15,7 @@ func TestEmbeddedWorkerReusesSegments(t *testing.T) {
 	images := writeBenchImages(t, 1, 320, 240)
 	gw := startEmbeddedGateway(t, "--cache-bytes", "0")
 	url, shmDir, stop := gw.URL, gw.ShmDir, gw.Stop
-	code, out, errs := runBenchGatewayArgs(t, "--url", url, "--images", images, "--requests", "5", "--concurrency", "1", "--json")
+	code, out, errs := runBenchGatewayArgs(t, "--url", url, "--images", images, "--requests", "5", "--concurrency", "1", "--no-warm-up", "--json")
 	if code != 0 || !strings.Contains(out, `"reply_shm":5`) {
 		t.Fatalf("exit %d\nstdout %s\nstderr %s", code, out, errs)
 	}

@@ -17,6 +17,13 @@
 //     its own as a separate text-only client would have. Its latencies tell
 //     how much a text request waits behind image preprocessing.
 //
+// Before the clock starts, a warm-up (unless Options.NoWarmUp) sends three
+// text requests over the probe's connection and one image request with a
+// small generated JPEG (none of the measured files): a cold gateway's first
+// requests pay one-time costs that are not what the run measures. The
+// /metrics scrape that the transport mix and stage means start from comes
+// after it.
+//
 // Time to first token is measured by the client: from the moment the request
 // is sent to the first SSE chunk whose delta carries non-empty content. The
 // latency of a request runs until "data: [DONE]" (or the end of the stream).

@@ -58,6 +58,8 @@ type Options struct {
 	ProbeText string
 	// NoProbe disables the text-only probe stream.
 	NoProbe bool
+	// NoWarmUp skips the unmeasured warm-up requests (see warmup.go).
+	NoWarmUp bool
 	// ProbeInterval paces the probe: one text request starts every
 	// interval (or when the previous one ends, if later), a steady light
 	// text load beside the images. Zero means DefaultProbeInterval; a

@@ -26,6 +26,7 @@ type Runner struct {
 	probeClient *http.Client
 	bodies      [][]byte // one image request body per image file
 	probe       []byte   // the text-only probe's body
+	warmImage   []byte   // the warm-up image request's body; nil without warm-up
 }
 
 // New validates opts, builds every request body and the HTTP client.
@@ -55,6 +56,11 @@ func New(opts Options) (*Runner, error) {
 			return nil, fmt.Errorf("request body: %w", err)
 		}
 		r.bodies = append(r.bodies, b)
+	}
+	if !opts.NoWarmUp {
+		if r.warmImage, err = warmImageBody(opts); err != nil {
+			return nil, err
+		}
 	}
 	r.probe, err = json.Marshal(chatRequest{
 		Model: opts.Model, MaxTokens: opts.MaxTokens, Stream: true,
@@ -208,6 +214,9 @@ func networkCode(ctx context.Context, err error) string {
 // failures are counted in the report.
 func (r *Runner) Run(ctx context.Context) (*Report, error) {
 	o := r.opts
+	if !o.NoWarmUp {
+		r.warmUp(ctx)
+	}
 	before, merr := r.scrape(ctx)
 
 	var (

@@ -60,7 +60,7 @@ func TestRunCountsEverything(t *testing.T) {
 	srv := httptest.NewServer(fake)
 	defer srv.Close()
 	imgs := testImages(t, 5)
-	r, err := New(Options{URL: srv.URL, Images: imgs, Concurrency: 3, Requests: 16, MaxTokens: 50})
+	r, err := New(Options{URL: srv.URL, Images: imgs, Concurrency: 3, Requests: 16, MaxTokens: 50, NoWarmUp: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -350,5 +350,42 @@ func TestLoadImages(t *testing.T) {
 	}
 	if _, err := LoadImages(filepath.Join(dir, "missing")); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("missing dir: %v", err)
+	}
+}
+
+// TestWarmUp: three text requests and one image request with a generated
+// JPEG (none of the measured files) go out first and are not measured.
+func TestWarmUp(t *testing.T) {
+	fake := fakegw.New(fakegw.Options{})
+	srv := httptest.NewServer(fake)
+	defer srv.Close()
+	imgs := testImages(t, 2)
+	r, err := New(Options{URL: srv.URL, Images: imgs, Concurrency: 1, Requests: 2, NoProbe: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := r.Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Image.Sent != 2 || rep.Image.OK != 2 || rep.TextProbe.Sent != 0 {
+		t.Errorf("measured %+v / %+v, want 2 images and no probe", rep.Image, rep.TextProbe)
+	}
+	q := fake.Requests()
+	if len(q) != 6 {
+		t.Fatalf("%d requests reached the server, want 3 warm-up texts, 1 warm-up image, 2 measured", len(q))
+	}
+	for i := range 3 {
+		if len(q[i].Images) != 0 || q[i].Text != DefaultProbeText {
+			t.Errorf("request %d: %+v, want a warm-up text", i, q[i])
+		}
+	}
+	if len(q[3].Images) != 1 || !strings.HasPrefix(q[3].Images[0], "data:image/jpeg;base64,") {
+		t.Fatalf("request 3: %+v, want the warm-up image", q[3])
+	}
+	for _, im := range imgs {
+		if q[3].Images[0] == im.DataURL {
+			t.Error("the warm-up image is one of the measured files")
+		}
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/mmgate/mmgate/engine"
 	"github.com/mmgate/mmgate/internal/cpupool"
 	"github.com/mmgate/mmgate/internal/imageprep"
+	"github.com/mmgate/mmgate/media/fetch"
 	"github.com/mmgate/mmgate/prompt"
 	schedulerpb "github.com/mmgate/mmgate/proto/scheduler"
 	"github.com/mmgate/mmgate/shm"
@@ -100,26 +101,29 @@ func (p *Pipeline) prepareOne(ctx context.Context, a *Assets, item prompt.MediaI
 	// A data: URL is decoded with the heavy work (it is CPU, not waiting);
 	// other sources are fetched before taking a heavy slot.
 	var (
-		data []byte
-		err  error
+		m   *fetch.Media
+		err error
 	)
 	inline := item.Scheme() == "data"
 	if !inline {
-		if data, err = p.fetch(ctx, item, times); err != nil {
+		if m, err = p.fetch(ctx, item, times); err != nil {
 			return prepared{}, err
 		}
 	}
+	// The bytes go back to the fetcher once preprocessed (or refused):
+	// nothing computed from them keeps a reference.
+	defer func() { m.Release() }()
 	var (
 		pr  prepared
 		buf *shm.Buffer
 	)
 	work := func() {
 		if inline {
-			if data, err = p.fetch(ctx, item, times); err != nil {
+			if m, err = p.fetch(ctx, item, times); err != nil {
 				return
 			}
 		}
-		pr, buf, err = p.preprocess(ctx, a, item, data, dt, route, batch, ov, times)
+		pr, buf, err = p.preprocess(ctx, a, item, m.Bytes, dt, route, batch, ov, times)
 	}
 	if p.opts.Heavy != nil {
 		if rerr := p.opts.Heavy.Run(ctx, work); rerr != nil {
@@ -140,14 +144,14 @@ func (p *Pipeline) prepareOne(ctx context.Context, a *Assets, item prompt.MediaI
 }
 
 // fetch gets an item's bytes and records the stage time.
-func (p *Pipeline) fetch(ctx context.Context, item prompt.MediaItem, times *stageTimes) ([]byte, error) {
+func (p *Pipeline) fetch(ctx context.Context, item prompt.MediaItem, times *stageTimes) (*fetch.Media, error) {
 	t0 := time.Now()
 	m, err := p.opts.Fetcher.Fetch(ctx, item.URL)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", item.Param, err)
 	}
 	p.observe(times, "fetch", time.Since(t0))
-	return m.Bytes, nil
+	return m, nil
 }
 
 // observe records a stage time for the request and in the metrics.

@@ -55,10 +55,12 @@ func (p *Pipeline) prepareVideo(ctx context.Context, a *Assets, item prompt.Medi
 	if a.VideoPrep == nil {
 		return prepared{}, &prompt.Error{Kind: prompt.ErrUnsupported, Param: item.Param, Msg: "video is not supported for this model"}
 	}
-	data, err := p.fetch(ctx, item, times)
+	m, err := p.fetch(ctx, item, times)
 	if err != nil {
 		return prepared{}, err
 	}
+	defer m.Release()
+	data := m.Bytes
 
 	var buf *shm.Buffer
 	res, err := a.VideoPrep.Video(ctx, videoprep.Request{

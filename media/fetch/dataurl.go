@@ -84,14 +84,17 @@ func (d *DataURL) PayloadLen() int { return len(d.payload) }
 //
 // Invalid base64 is ErrBadURL. Other bytes of a non-base64 payload are
 // taken as they are.
-func (d *DataURL) Decode(maxBytes int64) ([]byte, error) {
+func (d *DataURL) Decode(maxBytes int64) ([]byte, error) { return d.decodeInto(nil, maxBytes) }
+
+// decodeInto is Decode writing into dst's capacity when it is enough.
+func (d *DataURL) decodeInto(dst []byte, maxBytes int64) ([]byte, error) {
 	if maxBytes <= 0 {
 		maxBytes = DefaultMaxBytes
 	}
 	var out []byte
 	var err error
 	if d.Base64 {
-		out, err = decodeBase64(d.payload, maxBytes)
+		out, err = decodeBase64(dst, d.payload, maxBytes)
 	} else {
 		out, err = decodePercent(d.payload, maxBytes)
 	}
@@ -140,8 +143,11 @@ func tooLargeData(maxBytes int64) error {
 	return newErr(ErrTooLarge, "decoded data: payload is over %d bytes", maxBytes)
 }
 
-func decodeBase64(s string, maxBytes int64) ([]byte, error) {
-	out := make([]byte, 0, decodedCap(len(s)/4*3+3, maxBytes))
+func decodeBase64(dst []byte, s string, maxBytes int64) ([]byte, error) {
+	out := dst[:0]
+	if need := decodedCap(len(s)/4*3+3, maxBytes); cap(out) < need {
+		out = make([]byte, 0, need)
+	}
 	var acc uint32 // pending sextets, most recent in the low bits
 	var n int      // sextets in acc (0..3)
 	pads := 0

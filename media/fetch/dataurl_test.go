@@ -273,3 +273,35 @@ func TestDataURLMatchesBrowser(t *testing.T) {
 		}
 	}
 }
+
+// TestReleaseReuse: bytes given back with Media.Release serve the next
+// data: URL, which decodes to its own content whatever the buffer held
+// (larger, smaller, or a refused payload in between).
+func TestReleaseReuse(t *testing.T) {
+	f, err := New(Policy{}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, payload := range [][]byte{
+		bytes.Repeat([]byte{1, 2, 3}, 5000), []byte("short"), nil, bytes.Repeat([]byte{9}, 70000), []byte("x"),
+	} {
+		url := "data:application/octet-stream;base64," + base64.StdEncoding.EncodeToString(payload)
+		m, err := f.Fetch(context.Background(), url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(m.Bytes, payload) {
+			t.Fatalf("decoded %d bytes, want %d", len(m.Bytes), len(payload))
+		}
+		m.Release()
+		if m.Bytes != nil {
+			t.Fatal("Bytes still set after Release")
+		}
+		m.Release() // a second call does nothing
+		if _, err := f.Fetch(context.Background(), "data:;base64,@@@@"); err == nil {
+			t.Fatal("invalid base64 accepted")
+		}
+	}
+	var nilMedia *Media
+	nilMedia.Release()
+}
