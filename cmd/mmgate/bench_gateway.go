@@ -33,6 +33,7 @@ func runBenchGateway(ctx context.Context, s *stdio, args []string) int {
 	probeText := fs.String("probe-text", benchgw.DefaultProbeText, "message of the text-only probe requests")
 	noProbe := fs.Bool("no-probe", false, "do not run the text-only probe stream")
 	noWarmUp := fs.Bool("no-warm-up", false, "skip the unmeasured warm-up (3 text requests and one small generated image) before the run")
+	probeInProcess := fs.Bool("probe-in-process", false, "send the text probes from a goroutine of this process instead of a process of their own (a separate text client)")
 	probeEvery := fs.Duration("probe-interval", benchgw.DefaultProbeInterval, "one text probe starts every interval (negative: back to back)")
 	timeout := fs.Duration("request-timeout", benchgw.DefaultRequestTimeout, "limit for each request")
 	allowRemote := fs.Bool("allow-remote", false, "allow a --url whose host is not loopback")
@@ -83,12 +84,21 @@ func runBenchGateway(ctx context.Context, s *stdio, args []string) int {
 			return 1
 		}
 	}
+	var probeProc []string
+	if !*probeInProcess && !*noProbe {
+		exe, err := os.Executable()
+		if err != nil {
+			fmt.Fprintln(s.err, "mmgate bench gateway: cannot start the probe process:", err)
+			return 1
+		}
+		probeProc = []string{exe, "bench", benchProbeCommand}
+	}
 	code := 0
 	var runs []*benchgw.Report
 	for i, level := range levels {
 		r, err := benchgw.New(benchgw.Options{
 			URL: *url, Images: levelImages(imgs, i, *requests), Concurrency: level, Requests: *requests, Duration: *duration,
-			Model: *model, MaxTokens: *maxTokens, Text: *text, ProbeText: *probeText, NoProbe: *noProbe, NoWarmUp: *noWarmUp, ProbeInterval: *probeEvery,
+			Model: *model, MaxTokens: *maxTokens, Text: *text, ProbeText: *probeText, NoProbe: *noProbe, NoWarmUp: *noWarmUp, ProbeProcess: probeProc, ProbeInterval: *probeEvery,
 			AllowRemote: *allowRemote, RequestTimeout: *timeout, APIKey: *apiKey, Progress: s.err,
 		})
 		if err != nil {

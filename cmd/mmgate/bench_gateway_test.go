@@ -45,6 +45,7 @@ func writeBenchImages(t *testing.T, n, w, h int) string {
 
 func runBenchGatewayArgs(t *testing.T, args ...string) (int, string, string) {
 	t.Helper()
+	t.Setenv(asMainEnv, "1") // the probe process is this binary run as mmgate
 	var out, errb bytes.Buffer
 	code := runBenchGateway(context.Background(), &stdio{in: strings.NewReader(""), out: &out, err: &errb}, args)
 	return code, out.String(), errb.String()
@@ -110,10 +111,23 @@ func TestBenchGatewayFake(t *testing.T) {
 		Transport struct {
 			ReplyShm int `json:"reply_shm"`
 		} `json:"transport"`
+		ProbeProcess bool   `json:"probe_process"`
+		ProbeError   string `json:"probe_error"`
 	}
 	json.Unmarshal([]byte(out), &rep)
 	if rep.Image.Sent != 6 || rep.Image.OK != 5 || rep.ImagesPerSecond <= 0 || rep.Transport.ReplyShm != 5 {
 		t.Errorf("report %+v", rep)
+	}
+	// The text probes came from a process of their own (this binary as
+	// `mmgate bench probe`), its warm-up included.
+	probeTexts := 0
+	for _, q := range fake.Requests() {
+		if len(q.Images) == 0 {
+			probeTexts++
+		}
+	}
+	if !rep.ProbeProcess || rep.ProbeError != "" || probeTexts < 3 {
+		t.Errorf("probe process %v, error %q, %d text requests", rep.ProbeProcess, rep.ProbeError, probeTexts)
 	}
 	if len(rep.Errors) != 1 || rep.Errors[0].Status != 429 || rep.Errors[0].Code != "overloaded" || rep.Errors[0].Count != 1 {
 		t.Errorf("errors %+v", rep.Errors)

@@ -24,6 +24,8 @@ func runBench(ctx context.Context, s *stdio, args []string) int {
 		return runBenchTransport(ctx, s, args[1:])
 	case benchWorkerCommand:
 		return runBenchWorker(ctx, s, args[1:])
+	case benchProbeCommand:
+		return runBenchProbe(ctx, s, args[1:])
 	case "gateway":
 		return runBenchGateway(ctx, s, args[1:])
 	case "soak":

@@ -12,10 +12,13 @@
 //     a short text part, so the first F requests all use different files.
 //     Every request body is built before the timed run starts; the client only
 //     copies a prepared byte slice into the connection.
-//   - one text-only streaming request at a time, back to back, for as long as
-//     image requests are running (the probe), over a keep-alive connection of
-//     its own as a separate text-only client would have. Its latencies tell
-//     how much a text request waits behind image preprocessing.
+//   - one text-only streaming request at a time, every Options.ProbeInterval,
+//     for as long as image requests are running (the probe), over a
+//     keep-alive connection of its own as a separate text-only client would
+//     have; with Options.ProbeProcess (what `mmgate bench gateway` does) from
+//     a process of its own too, so that it never waits on the load
+//     generator's goroutines. Its latencies tell how much a text request
+//     waits behind image preprocessing.
 //
 // Before the clock starts, a warm-up (unless Options.NoWarmUp) sends three
 // text requests over the probe's connection and one image request with a

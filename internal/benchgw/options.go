@@ -60,6 +60,11 @@ type Options struct {
 	NoProbe bool
 	// NoWarmUp skips the unmeasured warm-up requests (see warmup.go).
 	NoWarmUp bool
+	// ProbeProcess, when set, is the command line of a process that sends
+	// the text probes (one that runs ServeProbe, e.g. `mmgate bench probe`):
+	// a text-only client of its own, as it would be in use, rather than a
+	// goroutine of the load generator (see probeproc.go).
+	ProbeProcess []string
 	// ProbeInterval paces the probe: one text request starts every
 	// interval (or when the previous one ends, if later), a steady light
 	// text load beside the images. Zero means DefaultProbeInterval; a

@@ -28,6 +28,10 @@ type Report struct {
 	Stages         []Stage      `json:"stages"`
 	Server         Server       `json:"server"`
 	MetricsError   string       `json:"metrics_error,omitempty"`
+	// ProbeProcess says the text probes came from a process of their own.
+	ProbeProcess bool `json:"probe_process"`
+	// ProbeError is why the probe process failed, if it did.
+	ProbeError string `json:"probe_error,omitempty"`
 }
 
 // Kind summarises one kind of request (image or text probe).

@@ -23,10 +23,10 @@ type Runner struct {
 	// a separate text-only client would: sharing the image load's pool, a
 	// probe found every idle connection taken now and then and measured a
 	// fresh connection instead.
-	probeClient *http.Client
-	bodies      [][]byte // one image request body per image file
-	probe       []byte   // the text-only probe's body
-	warmImage   []byte   // the warm-up image request's body; nil without warm-up
+	probeClient   *http.Client
+	bodies        [][]byte // one image request body per image file
+	probe         []byte   // the text-only probe's body
+	warmImageBody []byte   // the warm-up image request's body; nil without warm-up
 }
 
 // New validates opts, builds every request body and the HTTP client.
@@ -58,7 +58,7 @@ func New(opts Options) (*Runner, error) {
 		r.bodies = append(r.bodies, b)
 	}
 	if !opts.NoWarmUp {
-		if r.warmImage, err = warmImageBody(opts); err != nil {
+		if r.warmImageBody, err = warmImageBody(opts); err != nil {
 			return nil, err
 		}
 	}
@@ -214,8 +214,26 @@ func networkCode(ctx context.Context, err error) string {
 // failures are counted in the report.
 func (r *Runner) Run(ctx context.Context) (*Report, error) {
 	o := r.opts
+	var (
+		child    *probeChild
+		probeErr error
+	)
+	if !o.NoProbe && len(o.ProbeProcess) > 0 {
+		var err error
+		if child, err = r.startProbeChild(ctx); err != nil {
+			return nil, fmt.Errorf("run: %w", err)
+		}
+		defer func() {
+			if child != nil {
+				child.kill()
+			}
+		}()
+	}
 	if !o.NoWarmUp {
-		r.warmUp(ctx)
+		if child == nil {
+			r.warmText(ctx)
+		}
+		r.warmImage(ctx)
 	}
 	before, merr := r.scrape(ctx)
 
@@ -273,45 +291,20 @@ func (r *Runner) Run(ctx context.Context) (*Report, error) {
 	}
 	imagesDone := make(chan struct{})
 	var probeWG sync.WaitGroup
-	if !o.NoProbe {
+	if !o.NoProbe && child == nil {
 		probeWG.Add(1)
 		go func() {
 			defer probeWG.Done()
-			next := time.Now()
-			for {
-				if wait := time.Until(next); wait > 0 {
-					t := time.NewTimer(wait)
-					select {
-					case <-imagesDone:
-						t.Stop()
-						return
-					case <-t.C:
-					}
-				}
-				select {
-				case <-imagesDone:
-					return
-				default:
-				}
-				if o.ProbeInterval > 0 {
-					next = time.Now().Add(o.ProbeInterval)
-				}
-				res := r.do(ctx, r.probe, true)
-				if ctx.Err() != nil {
-					return
-				}
-				select {
-				case <-imagesDone:
-					// A probe that ended after the image load is not
-					// measured under load.
-					return
-				default:
-				}
-				mu.Lock()
-				probes = append(probes, res)
-				mu.Unlock()
-			}
+			got := r.probeLoop(ctx, imagesDone)
+			mu.Lock()
+			probes = got
+			mu.Unlock()
 		}()
+	}
+	if child != nil {
+		if err := child.start(); err != nil {
+			probeErr = fmt.Errorf("probe process: %w", err)
+		}
 	}
 	progressDone := make(chan struct{})
 	go r.progress(start, &finished, imagesDone, progressDone)
@@ -320,6 +313,16 @@ func (r *Runner) Run(ctx context.Context) (*Report, error) {
 	wall := time.Since(start)
 	close(imagesDone)
 	probeWG.Wait()
+	if child != nil {
+		got, err := child.finish()
+		child = nil
+		mu.Lock()
+		probes = got
+		if probeErr == nil {
+			probeErr = err
+		}
+		mu.Unlock()
+	}
 	<-progressDone
 	select {
 	case <-stopped:
@@ -337,6 +340,10 @@ func (r *Runner) Run(ctx context.Context) (*Report, error) {
 		return nil, fmt.Errorf("run: %w", ctx.Err())
 	}
 	rep := r.report(results, probes, wall, stopBy)
+	rep.ProbeProcess = len(o.ProbeProcess) > 0 && !o.NoProbe
+	if probeErr != nil {
+		rep.ProbeError = probeErr.Error()
+	}
 	if merr != nil {
 		rep.MetricsError = merr.Error()
 	} else {
@@ -382,4 +389,42 @@ func (r *Runner) scrape(ctx context.Context) (metrics, error) {
 		return nil, fmt.Errorf("metrics: %w", err)
 	}
 	return m, nil
+}
+
+// probeLoop sends text probes, one every ProbeInterval (or back to back),
+// until done is closed, and returns those that ended before it was.
+func (r *Runner) probeLoop(ctx context.Context, done <-chan struct{}) []outcome {
+	var probes []outcome
+	next := time.Now()
+	for {
+		if wait := time.Until(next); wait > 0 {
+			t := time.NewTimer(wait)
+			select {
+			case <-done:
+				t.Stop()
+				return probes
+			case <-t.C:
+			}
+		}
+		select {
+		case <-done:
+			return probes
+		default:
+		}
+		if r.opts.ProbeInterval > 0 {
+			next = time.Now().Add(r.opts.ProbeInterval)
+		}
+		res := r.do(ctx, r.probe, true)
+		if ctx.Err() != nil {
+			return probes
+		}
+		select {
+		case <-done:
+			// A probe that ended after the image load is not measured
+			// under load.
+			return probes
+		default:
+		}
+		probes = append(probes, res)
+	}
 }

@@ -44,13 +44,17 @@ func warmImageBody(o Options) ([]byte, error) {
 	})
 }
 
-// warmUp sends the warm-up requests one after another. Their results are
-// not measured; a failure shows up again in the measured run.
-func (r *Runner) warmUp(ctx context.Context) {
+// warmText and warmImage send the warm-up requests one after another (the
+// text ones from whichever process sends the probes). Their results are not
+// measured; a failure shows up again in the measured run.
+func (r *Runner) warmText(ctx context.Context) {
 	for range warmTextRequests {
 		r.do(ctx, r.probe, true)
 	}
-	if r.warmImage != nil {
-		r.do(ctx, r.warmImage, false)
+}
+
+func (r *Runner) warmImage(ctx context.Context) {
+	if r.warmImageBody != nil {
+		r.do(ctx, r.warmImageBody, false)
 	}
 }

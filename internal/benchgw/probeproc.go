@@ -1,0 +1,186 @@
+package benchgw
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os/exec"
+	"sync"
+	"time"
+)
+
+// This file answers: how does the text probe run in a process of its own?
+// A text-only client of a gateway is not a goroutine of the image client:
+// inside the load generator the probe waited now and then for the load
+// generator's own goroutines (its slowest probes took 6-15 ms where the
+// gateway had spent under 3 ms on them). With Options.ProbeProcess the probe
+// stream runs in a child process that speaks this protocol on its stdin and
+// stdout, one line each step:
+//
+//	parent → child: the probeConfig as JSON
+//	child → parent: "ready" once its warm-up requests are done
+//	parent → child: "go" when the image load starts; closing stdin ends it
+//	child → parent: the measured probes as one JSON array, then it exits
+//
+// A probe still running when stdin closes is not measured, as in process.
+
+// probeConfig is what the child needs to send probes.
+type probeConfig struct {
+	URL            string        `json:"url"`
+	AllowRemote    bool          `json:"allow_remote"`
+	Model          string        `json:"model"`
+	MaxTokens      int           `json:"max_tokens"`
+	ProbeText      string        `json:"probe_text"`
+	ProbeInterval  time.Duration `json:"probe_interval"`
+	RequestTimeout time.Duration `json:"request_timeout"`
+	APIKey         string        `json:"api_key"`
+	WarmUp         bool          `json:"warm_up"`
+}
+
+// probeResult is one probe as the child reports it.
+type probeResult struct {
+	LatencyNS int64  `json:"latency_ns"`
+	TTFTNS    int64  `json:"ttft_ns"`
+	Status    int    `json:"status"`
+	Code      string `json:"code"`
+	Message   string `json:"message"`
+}
+
+// probeTimeout bounds the child's start-up and warm-up.
+const probeTimeout = 2 * time.Minute
+
+// ServeProbe is the child side (`mmgate bench probe`): it reads its
+// configuration from in, sends the probe stream and writes the results to
+// out, as the protocol above says.
+func ServeProbe(ctx context.Context, in io.Reader, out io.Writer) error {
+	rd := bufio.NewReader(in)
+	line, err := rd.ReadBytes('\n')
+	if err != nil {
+		return fmt.Errorf("probe: reading the configuration: %w", err)
+	}
+	var c probeConfig
+	if err := json.Unmarshal(line, &c); err != nil {
+		return fmt.Errorf("probe: configuration: %w", err)
+	}
+	r, err := New(Options{URL: c.URL, AllowRemote: c.AllowRemote, Images: []Image{{}}, Model: c.Model,
+		MaxTokens: c.MaxTokens, ProbeText: c.ProbeText, ProbeInterval: c.ProbeInterval,
+		RequestTimeout: c.RequestTimeout, APIKey: c.APIKey, NoWarmUp: true})
+	if err != nil {
+		return fmt.Errorf("probe: %w", err)
+	}
+	if c.WarmUp {
+		r.warmText(ctx)
+	}
+	if _, err := io.WriteString(out, "ready\n"); err != nil {
+		return err
+	}
+	if line, err = rd.ReadBytes('\n'); err != nil || string(line) != "go\n" {
+		return fmt.Errorf("probe: waiting for go: %q %v", line, err)
+	}
+	done := make(chan struct{})
+	go func() {
+		_, _ = io.Copy(io.Discard, rd) // until the parent closes stdin
+		close(done)
+	}()
+	var res []probeResult
+	for _, o := range r.probeLoop(ctx, done) {
+		res = append(res, probeResult{LatencyNS: int64(o.latency), TTFTNS: int64(o.ttft), Status: o.status, Code: o.code, Message: o.message})
+	}
+	return json.NewEncoder(out).Encode(res)
+}
+
+// probeChild is the parent's handle on a running probe process.
+type probeChild struct {
+	cmd    *exec.Cmd
+	stdin  io.WriteCloser
+	stdout *bufio.Reader
+	wait   sync.Once
+	err    error
+}
+
+// startProbeChild starts the probe process and waits until it is ready.
+func (r *Runner) startProbeChild(ctx context.Context) (*probeChild, error) {
+	o := r.opts
+	argv := o.ProbeProcess
+	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	cmd.Stderr = o.Progress
+	cmd.WaitDelay = 5 * time.Second
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, fmt.Errorf("probe process: %w", err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, fmt.Errorf("probe process: %w", err)
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("probe process: %w", err)
+	}
+	p := &probeChild{cmd: cmd, stdin: stdin, stdout: bufio.NewReader(stdout)}
+	cfg, _ := json.Marshal(probeConfig{URL: o.URL, AllowRemote: o.AllowRemote, Model: o.Model, MaxTokens: o.MaxTokens,
+		ProbeText: o.ProbeText, ProbeInterval: o.ProbeInterval, RequestTimeout: o.RequestTimeout, APIKey: o.APIKey,
+		WarmUp: !o.NoWarmUp})
+	ready := make(chan error, 1)
+	go func() {
+		if _, err := stdin.Write(append(cfg, '\n')); err != nil {
+			ready <- err
+			return
+		}
+		line, err := p.stdout.ReadString('\n')
+		if err == nil && line != "ready\n" {
+			err = fmt.Errorf("said %q", line)
+		}
+		ready <- err
+	}()
+	select {
+	case err = <-ready:
+	case <-time.After(probeTimeout):
+		err = errors.New("not ready in time")
+	}
+	if err != nil {
+		p.kill()
+		return nil, fmt.Errorf("probe process: %w", err)
+	}
+	return p, nil
+}
+
+// start tells the child that the load has started.
+func (p *probeChild) start() error {
+	_, err := io.WriteString(p.stdin, "go\n")
+	return err
+}
+
+// finish ends the probe stream and returns the measured probes.
+func (p *probeChild) finish() ([]outcome, error) {
+	p.stdin.Close()
+	var res []probeResult
+	derr := json.NewDecoder(p.stdout).Decode(&res)
+	if werr := p.reap(); werr != nil {
+		return nil, fmt.Errorf("probe process: %w", werr)
+	}
+	if derr != nil {
+		return nil, fmt.Errorf("probe process: results: %w", derr)
+	}
+	out := make([]outcome, 0, len(res))
+	for _, q := range res {
+		out = append(out, outcome{probe: true, latency: time.Duration(q.LatencyNS), ttft: time.Duration(q.TTFTNS),
+			status: q.Status, code: q.Code, message: q.Message})
+	}
+	return out, nil
+}
+
+// kill stops the child (after a failure) and reaps it.
+func (p *probeChild) kill() {
+	if p.cmd.Process != nil {
+		_ = p.cmd.Process.Kill()
+	}
+	_ = p.reap()
+}
+
+func (p *probeChild) reap() error {
+	p.wait.Do(func() { p.err = p.cmd.Wait() })
+	return p.err
+}
