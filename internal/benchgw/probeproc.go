@@ -65,12 +65,19 @@ func ServeProbe(ctx context.Context, in io.Reader, out io.Writer) error {
 	if err := json.Unmarshal(line, &c); err != nil {
 		return fmt.Errorf("probe: configuration: %w", err)
 	}
-	r, err := New(Options{URL: c.URL, AllowRemote: c.AllowRemote, Images: []Image{{}}, Model: c.Model,
-		MaxTokens: c.MaxTokens, ProbeText: c.ProbeText, ProbeInterval: c.ProbeInterval,
-		RequestTimeout: c.RequestTimeout, APIKey: c.APIKey, NoWarmUp: true})
+	o := Options{URL: c.URL, AllowRemote: c.AllowRemote, Model: c.Model, MaxTokens: c.MaxTokens,
+		ProbeText: c.ProbeText, ProbeInterval: c.ProbeInterval, RequestTimeout: c.RequestTimeout, APIKey: c.APIKey}
+	o.setDefaults()
+	ep, err := parseEndpoint(o.URL, o.AllowRemote)
 	if err != nil {
 		return fmt.Errorf("probe: %w", err)
 	}
+	body, err := probeBody(o)
+	if err != nil {
+		return fmt.Errorf("probe: %w", err)
+	}
+	// A runner that only sends probes: no image bodies, no image client.
+	r := &Runner{opts: o, ep: ep, probeClient: newClient(ep, 1), probe: body}
 	if c.WarmUp {
 		r.warmText(ctx)
 	}

@@ -45,15 +45,9 @@ func New(opts Options) (*Runner, error) {
 		r.probeClient = newClient(ep, 1)
 	}
 	for _, im := range opts.Images {
-		b, err := json.Marshal(chatRequest{
-			Model: opts.Model, MaxTokens: opts.MaxTokens, Stream: true,
-			Messages: []message{{Role: "user", Content: []part{
-				{Type: "image_url", ImageURL: &imageURL{URL: im.DataURL}},
-				{Type: "text", Text: opts.Text},
-			}}},
-		})
+		b, err := imageBody(opts, im.DataURL)
 		if err != nil {
-			return nil, fmt.Errorf("request body: %w", err)
+			return nil, err
 		}
 		r.bodies = append(r.bodies, b)
 	}
@@ -62,14 +56,38 @@ func New(opts Options) (*Runner, error) {
 			return nil, err
 		}
 	}
-	r.probe, err = json.Marshal(chatRequest{
-		Model: opts.Model, MaxTokens: opts.MaxTokens, Stream: true,
-		Messages: []message{{Role: "user", Content: opts.ProbeText}},
+	if r.probe, err = probeBody(opts); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// imageBody is the chat request carrying one image (a data: URL) and the
+// text part.
+func imageBody(o Options, dataURL string) ([]byte, error) {
+	b, err := json.Marshal(chatRequest{
+		Model: o.Model, MaxTokens: o.MaxTokens, Stream: true,
+		Messages: []message{{Role: "user", Content: []part{
+			{Type: "image_url", ImageURL: &imageURL{URL: dataURL}},
+			{Type: "text", Text: o.Text},
+		}}},
 	})
 	if err != nil {
 		return nil, fmt.Errorf("request body: %w", err)
 	}
-	return r, nil
+	return b, nil
+}
+
+// probeBody is the text-only probe's chat request.
+func probeBody(o Options) ([]byte, error) {
+	b, err := json.Marshal(chatRequest{
+		Model: o.Model, MaxTokens: o.MaxTokens, Stream: true,
+		Messages: []message{{Role: "user", Content: o.ProbeText}},
+	})
+	if err != nil {
+		return nil, fmt.Errorf("request body: %w", err)
+	}
+	return b, nil
 }
 
 // chatRequest is the OpenAI chat completion request the runner sends.

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/base64"
-	"encoding/json"
 	"fmt"
 	"image"
 	"image/color"
@@ -35,13 +34,7 @@ func warmImageBody(o Options) ([]byte, error) {
 	if err := jpeg.Encode(&jb, img, &jpeg.Options{Quality: 90}); err != nil {
 		return nil, fmt.Errorf("warm-up image: %w", err)
 	}
-	return json.Marshal(chatRequest{
-		Model: o.Model, MaxTokens: o.MaxTokens, Stream: true,
-		Messages: []message{{Role: "user", Content: []part{
-			{Type: "image_url", ImageURL: &imageURL{URL: "data:image/jpeg;base64," + base64.StdEncoding.EncodeToString(jb.Bytes())}},
-			{Type: "text", Text: o.Text},
-		}}},
-	})
+	return imageBody(o, "data:image/jpeg;base64,"+base64.StdEncoding.EncodeToString(jb.Bytes()))
 }
 
 // warmText and warmImage send the warm-up requests one after another (the

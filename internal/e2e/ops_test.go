@@ -26,6 +26,8 @@ import (
 
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
+
+	"github.com/mmgate/mmgate/internal/proctest"
 )
 
 // TestAPIKeys: keys from a flag, the environment and a file; /v1 needs one,
@@ -277,16 +279,6 @@ func writePEM(t *testing.T, path, typ string, der []byte) {
 	}
 }
 
-func freeAddr(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().String()
-}
-
 // TestTLS: HTTPS on the gateway's listener, and grpcs:// with mutual TLS to
 // a worker; a gateway whose client certificate the worker does not trust
 // never gets the worker.
@@ -298,11 +290,11 @@ func TestTLS(t *testing.T) {
 	sCert, sKey := stranger.issue(t, "gateway", true)
 	hCert, hKey := ca.issue(t, "https", false)
 
-	waddr := freeAddr(t)
+	waddr := proctest.FreeAddr(t)
 	start(t, "worker", "--model", modelDir, "--listen", waddr, "--shm-dir", shm,
 		"--tls-cert", wCert, "--tls-key", wKey, "--tls-client-ca", ca.caFile())
 
-	addr := freeAddr(t)
+	addr := proctest.FreeAddr(t)
 	start(t, "serve", "--listen", addr, "--shm-dir", shm, "--health-interval", "200ms", "--model", modelDir,
 		"--worker", "grpcs://"+waddr, "--worker-tls-ca", ca.caFile(), "--worker-tls-cert", gCert, "--worker-tls-key", gKey,
 		"--tls-cert", hCert, "--tls-key", hKey)
@@ -369,7 +361,7 @@ func TestTLS(t *testing.T) {
 // startGatewayNoWait runs `mmgate serve` and waits only for its listener.
 func startGatewayNoWait(t *testing.T, shm string, extra ...string) (string, *proc) {
 	t.Helper()
-	addr := freeAddr(t)
+	addr := proctest.FreeAddr(t)
 	args := append([]string{"serve", "--listen", addr, "--shm-dir", shm, "--health-interval", "200ms", "--model", modelDir}, extra...)
 	p := start(t, args...)
 	url := "http://" + addr

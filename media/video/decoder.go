@@ -49,7 +49,8 @@ var codecs = map[string]bool{
 
 // Decoder runs ffprobe and ffmpeg. It is immutable and safe for concurrent use.
 type Decoder struct {
-	o Options
+	o        Options
+	pipeSize int // frame pipe buffer asked for (pipeMaxSize, read once)
 }
 
 // New checks o, fills in the defaults and returns a Decoder. It does not run
@@ -79,7 +80,7 @@ func New(o Options) (*Decoder, error) {
 	if o.Threads == 0 {
 		o.Threads = min(runtime.GOMAXPROCS(0), maxAutoThreads)
 	}
-	return &Decoder{o: o}, nil
+	return &Decoder{o: o, pipeSize: pipeMaxSize()}, nil
 }
 
 // Options returns the effective options (defaults filled in).

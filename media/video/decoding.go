@@ -85,7 +85,7 @@ func (v *Video) Start(ctx context.Context) (*Decoding, error) {
 		return fail(fmt.Errorf("video: decode: %s: %v: %w", bin, err, ErrUnavailable))
 	}
 	if f, ok := d.out.(*os.File); ok {
-		growPipe(f)
+		growPipe(f, v.d.pipeSize)
 	}
 	if err := d.cmd.Start(); err != nil {
 		return fail(fmt.Errorf("video: decode: %w", runErr(cctx, bin, err, d.stderr)))
@@ -182,6 +182,12 @@ func (d *Decoding) Frames(info Info, indices []int, fn FrameFunc) (int, error) {
 		d.Close()
 		return 0, err
 	}
+	return d.frames(info, indices, distinct, fn)
+}
+
+// frames is Frames after the selection was checked; distinct is indices
+// without repeats.
+func (d *Decoding) frames(info Info, indices, distinct []int, fn FrameFunc) (int, error) {
 	// A write error means the child is gone; its exit status says why.
 	_, _ = io.WriteString(d.sel, filterScript(distinct, info.Frames))
 	d.sel.Close()
@@ -254,7 +260,8 @@ func (d *Decoding) Frames(info Info, indices []int, fn FrameFunc) (int, error) {
 // Decode decodes the stream once and calls fn for each of the sampled
 // source frame indices, as Frames does; it is Start followed by Frames.
 func (v *Video) Decode(ctx context.Context, info Info, indices []int, fn FrameFunc) (int, error) {
-	if _, err := v.selection(info, indices); err != nil {
+	distinct, err := v.selection(info, indices) // before a child is started for nothing
+	if err != nil {
 		return 0, err
 	}
 	d, err := v.Start(ctx)
@@ -262,5 +269,6 @@ func (v *Video) Decode(ctx context.Context, info Info, indices []int, fn FrameFu
 		return 0, err
 	}
 	defer d.Close()
-	return d.Frames(info, indices, fn)
+	d.used = true
+	return d.frames(info, indices, distinct, fn)
 }

@@ -36,16 +36,21 @@ func releaseMemFile(f *os.File, _ string) { f.Close() }
 // childFD is the path under which a child opens its file descriptor fd.
 func childFD(fd int) string { return fmt.Sprintf("/proc/self/fd/%d", fd) }
 
-// growPipe asks for the largest pipe buffer an unprivileged process may
-// set (fs.pipe-max-size, 1 MiB by default) instead of 64 KiB, so that FFmpeg
-// hands a frame over in a few writes rather than dozens of round trips.
-func growPipe(f *os.File) {
-	size := 1 << 20
+// pipeMaxSize is the largest pipe buffer an unprivileged process may set
+// (fs.pipe-max-size, 1 MiB by default).
+func pipeMaxSize() int {
 	if b, err := os.ReadFile("/proc/sys/fs/pipe-max-size"); err == nil {
 		if n, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil && n > 0 {
-			size = n
+			return n
 		}
 	}
+	return 1 << 20
+}
+
+// growPipe asks for a pipe buffer of size bytes instead of 64 KiB, so that
+// FFmpeg hands a frame over in a few writes rather than dozens of round
+// trips.
+func growPipe(f *os.File, size int) {
 	if rc, err := f.SyscallConn(); err == nil {
 		_ = rc.Control(func(fd uintptr) { _, _ = unix.FcntlInt(fd, unix.F_SETPIPE_SZ, size) })
 	}

@@ -30,5 +30,7 @@ func releaseMemFile(f *os.File, path string) {
 // childFD is the path under which a child opens its file descriptor fd.
 func childFD(fd int) string { return fmt.Sprintf("/dev/fd/%d", fd) }
 
-// growPipe keeps the default pipe buffer outside Linux.
-func growPipe(*os.File) {}
+// pipeMaxSize and growPipe keep the default pipe buffer outside Linux.
+func pipeMaxSize() int { return 0 }
+
+func growPipe(*os.File, int) {}
