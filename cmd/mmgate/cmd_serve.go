@@ -418,6 +418,11 @@ func serve(ctx context.Context, s *stdio, f *serveFlags, c *serveConfig, log *sl
 		return err
 	}
 
+	// What start-up parsed and dropped (the model's tokenizer files: tens
+	// of megabytes) is collected now rather than by the first collection
+	// under load, whose mark phase takes a core from the requests.
+	runtime.GC()
+
 	lis, err := listen(f.listen)
 	if err != nil {
 		return err

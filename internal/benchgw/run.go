@@ -196,6 +196,9 @@ func (r *Runner) do(ctx context.Context, body []byte, probe bool) outcome {
 	}
 	res, err := readStream(resp.Body, time.Now)
 	out.latency = time.Since(start)
+	if err == nil {
+		drain(resp.Body)
+	}
 	if !res.firstContent.IsZero() {
 		out.ttft = res.firstContent.Sub(start)
 	}
@@ -214,6 +217,17 @@ func (r *Runner) do(ctx context.Context, body []byte, probe bool) outcome {
 	}
 	out.shm, out.inline = transportsInReply(res.text)
 	return out
+}
+
+// drainLimit bounds what drain reads after the end of a stream.
+const drainLimit = 64 << 10
+
+// drain reads what follows the [DONE] event (the end of the chunked body)
+// so that the client reuses the connection: a response body closed before
+// its end makes net/http close the connection, and the next request then
+// measures a new connection's set-up as well.
+func drain(body io.Reader) {
+	_, _ = io.Copy(io.Discard, io.LimitReader(body, drainLimit))
 }
 
 // networkCode classifies a transport-level failure.

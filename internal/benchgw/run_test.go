@@ -15,6 +15,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -387,5 +388,47 @@ func TestWarmUp(t *testing.T) {
 		if q[3].Images[0] == im.DataURL {
 			t.Error("the warm-up image is one of the measured files")
 		}
+	}
+}
+
+// TestRunReusesConnections checks that the clients read each stream to its
+// end, so that keep-alive connections are reused: a body closed after
+// [DONE] but before the chunked terminator makes net/http drop the
+// connection, and every request would then pay for a new one.
+func TestRunReusesConnections(t *testing.T) {
+	fake := fakegw.New(fakegw.Options{ImageDelay: 5 * time.Millisecond})
+	// The terminator goes out when the handler returns: [DONE] flushed
+	// before a pause keeps the two apart, as on a busy server.
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fake.ServeHTTP(w, r)
+		if r.URL.Path == "/v1/chat/completions" {
+			w.(http.Flusher).Flush()
+			time.Sleep(2 * time.Millisecond)
+		}
+	}))
+	var conns atomic.Int32
+	srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
+		if s == http.StateNew {
+			conns.Add(1)
+		}
+	}
+	srv.Start()
+	defer srv.Close()
+	r, err := New(Options{URL: srv.URL, Images: testImages(t, 3), Concurrency: 2, Requests: 12, MaxTokens: 20,
+		ProbeInterval: time.Millisecond, NoWarmUp: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := r.Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Image.OK != 12 || rep.TextProbe.OK < 2 {
+		t.Fatalf("%d image requests and %d probes ok, want 12 and at least 2", rep.Image.OK, rep.TextProbe.OK)
+	}
+	// One connection per image client, one for the probe, one for the
+	// metrics reads.
+	if n := conns.Load(); n > 4 {
+		t.Errorf("%d connections for %d requests, want at most 4", n, 12+rep.TextProbe.Sent)
 	}
 }

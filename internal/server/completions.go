@@ -101,8 +101,24 @@ func (s *Server) completions(w http.ResponseWriter, r *http.Request) {
 }
 
 // readBody reads the request body under the size limit.
+// A body of declared length read within a logged request goes into a
+// pooled buffer, given back when the request is over (see bodypool.go).
 func (s *Server) readBody(w http.ResponseWriter, r *http.Request) ([]byte, *apierr.Error) {
-	body, err := readAllSized(http.MaxBytesReader(w, r.Body, s.opts.MaxBodyBytes), r.ContentLength, s.opts.MaxBodyBytes)
+	var (
+		body []byte
+		err  error
+	)
+	rd := http.MaxBytesReader(w, r.Body, s.opts.MaxBodyBytes)
+	rec := recordOf(r)
+	if rec != nil && rec.body == nil && r.ContentLength <= s.opts.MaxBodyBytes {
+		var buf *bodyBuf
+		if buf, err = s.bodies.readPooled(rd, r.ContentLength); buf != nil {
+			rec.body, body = buf, buf.b
+		}
+	}
+	if body == nil && err == nil {
+		body, err = readAllSized(rd, r.ContentLength, s.opts.MaxBodyBytes)
+	}
 	if err != nil {
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {

@@ -54,6 +54,7 @@ type Server struct {
 	log      *slog.Logger
 	keys     *keyring
 	draining atomic.Bool
+	bodies   bodyPool
 }
 
 // Drain marks the server as shutting down. Requests whose context ends
@@ -130,6 +131,9 @@ type record struct {
 	stream     bool
 	gen        Generation
 	errMsg     string
+	// body is the pooled buffer holding the request body, given back
+	// once the request is logged.
+	body *bodyBuf
 }
 
 type recordKey struct{}
@@ -244,6 +248,9 @@ func (s *Server) wrap(route string, flags routeFlags, h http.HandlerFunc) http.H
 		}
 		h(sw, r)
 		s.finish(rec, sw)
+		// Nothing made from the body is in use any more: the handler has
+		// returned (its media work with it) and the request is logged.
+		s.bodies.put(rec.body)
 	})
 }
 

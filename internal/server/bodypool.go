@@ -1,0 +1,95 @@
+package server
+
+import (
+	"bytes"
+	"io"
+	"math/bits"
+	"sync"
+)
+
+// This file answers: where do large request bodies live? Image chats carry
+// their pictures as data: URLs, hundreds of kilobytes to megabytes of JSON
+// per request, and the parsed request shares that memory (prompt.Parse
+// lifts the media strings out of the body without copying them). Read into
+// fresh memory each time, these bodies were most of what the gateway
+// allocated under image load, and so what set the pace of the garbage
+// collector, whose mark phase takes a processor and a core from every
+// other request while it runs. The bodies of declared length go into
+// buffers kept for reuse instead; a buffer goes back only when its request
+// is over — after the access-log line — when nothing made from it is in
+// use.
+
+// Buffers are kept in power-of-two sizes from minPooledBody up, for bodies
+// of pooledFrom bytes or more (smaller ones are cheap to allocate).
+const (
+	pooledFrom    = 16 << 10
+	minPooledBody = 64 << 10
+	bodyClasses   = 12 // 64 KiB … 128 MiB
+)
+
+// bodyBuf is one pooled buffer.
+type bodyBuf struct{ b []byte }
+
+// bodyPool keeps body buffers by size class.
+type bodyPool struct {
+	classes [bodyClasses]sync.Pool
+}
+
+// class returns the size class holding n bytes, or -1 when n is outside
+// the pooled sizes.
+func bodyClass(n int) int {
+	if n <= 0 || n > minPooledBody<<(bodyClasses-1) {
+		return -1
+	}
+	if n <= minPooledBody {
+		return 0
+	}
+	return bits.Len(uint((n - 1) / minPooledBody)) // ceil(log2(n / minPooledBody))
+}
+
+// get returns an empty buffer of capacity at least n, or nil when n is not
+// pooled.
+func (p *bodyPool) get(n int) *bodyBuf {
+	k := bodyClass(n)
+	if k < 0 {
+		return nil
+	}
+	if v, ok := p.classes[k].Get().(*bodyBuf); ok {
+		v.b = v.b[:0]
+		return v
+	}
+	return &bodyBuf{b: make([]byte, 0, minPooledBody<<k)}
+}
+
+// put gives b back; its bytes must no longer be in use.
+func (p *bodyPool) put(b *bodyBuf) {
+	if b == nil {
+		return
+	}
+	if k := bodyClass(cap(b.b)); k >= 0 && cap(b.b) == minPooledBody<<k {
+		p.classes[k].Put(b)
+	}
+}
+
+// readPooled reads r to its end into a pooled buffer sized for declared
+// bytes (plus the final read that sees EOF). A body longer than declared
+// still reads whole, into a grown buffer that is kept in its place. It
+// returns nil when declared is not a pooled size; the caller then reads
+// the body another way.
+func (p *bodyPool) readPooled(r io.Reader, declared int64) (*bodyBuf, error) {
+	if declared < pooledFrom || declared > int64(minPooledBody)<<(bodyClasses-1)-bytes.MinRead {
+		return nil, nil
+	}
+	buf := p.get(int(declared) + bytes.MinRead)
+	if buf == nil {
+		return nil, nil
+	}
+	b := bytes.NewBuffer(buf.b)
+	_, err := b.ReadFrom(r)
+	buf.b = b.Bytes()
+	if err != nil {
+		p.put(buf)
+		return nil, err
+	}
+	return buf, nil
+}
