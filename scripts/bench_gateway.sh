@@ -10,13 +10,14 @@
 #   - text probe p99 ÷ image median latency        (target ≤ 0.10)
 #   - the transport mix (replies and metrics), stage means, errors.
 # Run it on a quiet machine. Every step has a time limit: after the build,
-# typically under a minute, at most about 3.5 minutes (the load stops issuing
-# requests after DURATION, default 60s).
+# typically about two minutes for the default 1,200 images (making them and
+# the Python reference take most of it), at most about 7 minutes (the load
+# stops issuing requests after DURATION, default 60s).
 #
 #   scripts/bench_gateway.sh
 # SERVE_ARGS adds flags to `mmgate serve` (e.g. SERVE_ARGS="--heavy-idle=false").
 #
-#   IMAGES=200 CONCURRENCY=8 REQUESTS=200 DURATION=60s OUT=/tmp/gw scripts/bench_gateway.sh
+#   IMAGES=400 CONCURRENCY=8 REQUESTS=400 DURATION=60s OUT=/tmp/gw scripts/bench_gateway.sh
 #
 # OUT (optional) keeps gateway.json, reference.json, summary.json and the
 # gateway's log there; otherwise they go to a temporary directory removed on
@@ -25,9 +26,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=/usr/bin/python3
-IMAGES=${IMAGES:-200}
+# 1,200 requests: a load of about 6 s, long enough for a few hundred probes.
+IMAGES=${IMAGES:-1200}
 CONCURRENCY=${CONCURRENCY:-8}
-REQUESTS=${REQUESTS:-200}
+REQUESTS=${REQUESTS:-1200}
 DURATION=${DURATION:-60s}
 # A probe every 10 ms: a few hundred a run, so that the text p99 is a
 # percentile rather than the slowest probe (under 100 probes it is the max).
@@ -55,7 +57,10 @@ echo "building mmgate…" >&2
 timeout 300 go build -o "$work/mmgate" ./cmd/mmgate
 
 echo "making $IMAGES images…" >&2
-timeout 45 "$PY" scripts/bench/gateway_images.py --count "$IMAGES" "$work/images"
+# Time limits for the Python steps grow with the image count (the reference
+# runs at 18-37 images/s on this machine class).
+pylimit=$((30 + IMAGES / 8))
+timeout "$pylimit" "$PY" scripts/bench/gateway_images.py --count "$IMAGES" "$work/images"
 
 port=$("$PY" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 url="http://127.0.0.1:$port"
@@ -94,7 +99,7 @@ wait "$gw" 2>/dev/null || true
 gw=""
 
 echo "Python reference on the same images…" >&2
-timeout 45 "$PY" scripts/bench/gateway_reference.py "$work/images" >"$out/reference.json"
+timeout "$pylimit" "$PY" scripts/bench/gateway_reference.py "$work/images" >"$out/reference.json"
 
 "$PY" - "$out/gateway.json" "$out/reference.json" "$out/summary.json" <<'PYEOF'
 import json, sys
