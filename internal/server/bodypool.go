@@ -20,11 +20,13 @@ import (
 // use.
 
 // Buffers are kept in power-of-two sizes from minPooledBody up, for bodies
-// of pooledFrom bytes or more (smaller ones are cheap to allocate).
+// of pooledFrom bytes or more (smaller ones are cheap to allocate) and up to
+// the largest class: a rarer, larger body (a video) is read into memory of
+// its own size rather than into a class that may be twice as large.
 const (
 	pooledFrom    = 16 << 10
 	minPooledBody = 64 << 10
-	bodyClasses   = 12 // 64 KiB … 128 MiB
+	bodyClasses   = 8 // 64 KiB … 8 MiB
 )
 
 // bodyBuf is one pooled buffer.

@@ -18,7 +18,7 @@ import (
 func TestBodyClass(t *testing.T) {
 	for _, c := range []struct{ n, class int }{
 		{0, -1}, {1, 0}, {64 << 10, 0}, {64<<10 + 1, 1}, {128 << 10, 1}, {128<<10 + 1, 2},
-		{192 << 10, 2}, {256 << 10, 2}, {256<<10 + 1, 3}, {128 << 20, 11}, {128<<20 + 1, -1},
+		{192 << 10, 2}, {256 << 10, 2}, {256<<10 + 1, 3}, {8 << 20, 7}, {8<<20 + 1, -1},
 	} {
 		if got := bodyClass(c.n); got != c.class {
 			t.Errorf("bodyClass(%d) = %d, want %d", c.n, got, c.class)
@@ -37,7 +37,7 @@ func TestReadPooled(t *testing.T) {
 		t.Errorf("a %d-byte body went into a %d-byte buffer, want 128 KiB", len(body), cap(buf.b))
 	}
 	// Small bodies and unknown lengths are not pooled.
-	for _, declared := range []int64{-1, 0, 100, pooledFrom - 1} {
+	for _, declared := range []int64{-1, 0, 100, pooledFrom - 1, 8 << 20} {
 		if buf, err := p.readPooled(strings.NewReader(body), declared); buf != nil || err != nil {
 			t.Errorf("declared %d: pooled %v, err %v; want neither", declared, buf != nil, err)
 		}
