@@ -90,7 +90,7 @@ func ServeProbe(ctx context.Context, in io.Reader, out io.Writer) error {
 	// collection while it measures, and one would add its own pause to a
 	// probe's latency. The limit brings the collector back should the
 	// heap grow after all.
-	debug.SetMemoryLimit(probeHeapLimit)
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(probeHeapLimit))
 	defer debug.SetGCPercent(debug.SetGCPercent(-1))
 	if _, err := io.WriteString(out, "ready\n"); err != nil {
 		return err
