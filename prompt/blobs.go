@@ -58,7 +58,7 @@ func liftBlobs(body []byte, min int) ([]byte, []string) {
 			}
 			continue
 		}
-		if len(content) < min || (lastKey != "url" && lastKey != "data") || !plain(content) {
+		if len(content) < min || (lastKey != "url" && lastKey != "data") || !plain(content) || blank(content) {
 			continue
 		}
 		out = append(out, body[copied:start]...)
@@ -92,6 +92,12 @@ func closingQuote(body []byte, from int) int {
 		}
 		j = end + 1
 	}
+}
+
+// blank reports whether a plain string is spaces only: such a URL is
+// refused as empty, which its stand-in would not be.
+func blank(b []byte) bool {
+	return len(bytes.Trim(b, " ")) == 0
 }
 
 // plain reports whether a JSON string's raw content is its value: printable

@@ -21,6 +21,7 @@ var blobCases = []string{
 	`{"messages": [{"role": "user", "content": [{"type": "image_url", "image_url": {"url" : "data:x", "detail": "high"}}]}], "user": "data"}`,
 	`{"messages": [{"role": "user", "content": [{"type": "image_url", "image_url": {"url": "data:x`,
 	`{"messages": [{"role": "user", "content": [{"type": "video_url", "video_url": {"url": "data:video/mp4;base64,AAAA"}}]}], "stop": "url"}`,
+	`{"messages": [{"role": "user", "content": [{"type": "image_url", "image_url": {"url": "    "}}]}]}`,
 }
 
 func checkLifting(t *testing.T, body []byte) {
