@@ -3,7 +3,6 @@ package benchgw
 import (
 	"bytes"
 	"context"
-	"encoding/base64"
 	"fmt"
 	"image"
 	"image/color"
@@ -34,7 +33,7 @@ func warmImageBody(o Options) ([]byte, error) {
 	if err := jpeg.Encode(&jb, img, &jpeg.Options{Quality: 90}); err != nil {
 		return nil, fmt.Errorf("warm-up image: %w", err)
 	}
-	return imageBody(o, "data:image/jpeg;base64,"+base64.StdEncoding.EncodeToString(jb.Bytes()))
+	return imageBody(o, DataURL("image/jpeg", jb.Bytes()))
 }
 
 // warmText and warmImage send the warm-up requests one after another (the

@@ -74,22 +74,16 @@ func (p *bodyPool) put(b *bodyBuf) {
 }
 
 // readPooled reads r to its end into a pooled buffer sized for declared
-// bytes (plus the final read that sees EOF). A body longer than declared
-// still reads whole, into a grown buffer that is kept in its place. It
-// returns nil when declared is not a pooled size; the caller then reads
-// the body another way.
+// bytes (plus the final read that sees EOF; a longer body would grow into
+// memory that is not kept). It returns nil when declared is not a pooled
+// size; the caller then reads the body another way.
 func (p *bodyPool) readPooled(r io.Reader, declared int64) (*bodyBuf, error) {
 	if declared < pooledFrom || declared > int64(minPooledBody)<<(bodyClasses-1)-bytes.MinRead {
 		return nil, nil
 	}
 	buf := p.get(int(declared) + bytes.MinRead)
-	if buf == nil {
-		return nil, nil
-	}
-	b := bytes.NewBuffer(buf.b)
-	_, err := b.ReadFrom(r)
-	buf.b = b.Bytes()
-	if err != nil {
+	var err error
+	if buf.b, err = readInto(buf.b, r); err != nil {
 		p.put(buf)
 		return nil, err
 	}

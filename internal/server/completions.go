@@ -137,12 +137,20 @@ func readAllSized(r io.Reader, declared, max int64) ([]byte, error) {
 	if declared <= 0 || declared > max {
 		return io.ReadAll(r)
 	}
-	var b bytes.Buffer
-	b.Grow(int(declared) + bytes.MinRead) // room for the final read that sees EOF
-	if _, err := b.ReadFrom(r); err != nil {
+	// Room for the final read that sees EOF.
+	b, err := readInto(make([]byte, 0, int(declared)+bytes.MinRead), r)
+	if err != nil {
 		return nil, err
 	}
-	return b.Bytes(), nil
+	return b, nil
+}
+
+// readInto appends r, to its end, to dst (growing it only when its capacity
+// runs short of the final read).
+func readInto(dst []byte, r io.Reader) ([]byte, error) {
+	b := bytes.NewBuffer(dst)
+	_, err := b.ReadFrom(r)
+	return b.Bytes(), err
 }
 
 // wholeCompletion collects every event and writes one text_completion.

@@ -51,7 +51,7 @@ type Preprocessor struct {
 	sem     chan struct{}
 	workers int
 	count   bool
-	exec    func(ctx context.Context, f func()) error
+	exec    func(ctx context.Context, f func()) error // Options.Run, or a call on the spot
 }
 
 // New checks o and builds a Preprocessor.
@@ -67,7 +67,11 @@ func New(o Options) (*Preprocessor, error) {
 	if w == 0 {
 		w = runtime.GOMAXPROCS(0)
 	}
-	return &Preprocessor{dec: o.Decoder, proc: o.Processor, sem: make(chan struct{}, n), workers: w, count: o.CountFirst, exec: o.Run}, nil
+	exec := o.Run
+	if exec == nil {
+		exec = func(_ context.Context, f func()) error { f(); return nil }
+	}
+	return &Preprocessor{dec: o.Decoder, proc: o.Processor, sem: make(chan struct{}, n), workers: w, count: o.CountFirst, exec: exec}, nil
 }
 
 // Request is one video to preprocess.
@@ -253,12 +257,7 @@ func (p *Preprocessor) run(ctx context.Context, v *video.Video, dec *video.Decod
 	faulted := make(chan struct{})
 	go func() {
 		defer close(faulted)
-		fault := func() { prefault(buf, fctx.Done()) }
-		if p.exec == nil {
-			fault()
-		} else {
-			_ = p.exec(fctx, fault)
-		}
+		_ = p.exec(fctx, func() { prefault(buf, fctx.Done()) })
 	}()
 	defer func() {
 		stopFault()
@@ -278,9 +277,6 @@ func (p *Preprocessor) run(ctx context.Context, v *video.Video, dec *video.Decod
 			return err
 		}
 		g.Go(func() error {
-			if p.exec == nil {
-				return sink.Frame(gctx, k, f)
-			}
 			var ferr error
 			if err := p.exec(gctx, func() { ferr = sink.Frame(gctx, k, f) }); err != nil {
 				return err

@@ -97,8 +97,8 @@ func TestDecodeScratch(t *testing.T) {
 		s.put(b2)
 		s.put(b3)
 	}
-	if s.bytes > recycleBytes || len(s.free) > recycleBytes/(4<<20) {
-		t.Errorf("store keeps %d bytes in %d buffers, bound %d", s.bytes, len(s.free), recycleBytes)
+	if s.bytes > scratchBytes || len(s.free) > scratchBytes/(4<<20) {
+		t.Errorf("store keeps %d bytes in %d buffers, bound %d", s.bytes, len(s.free), scratchBytes)
 	}
 	if b, _ := s.get(1 << 20); cap(b) == 4<<20 {
 		t.Error("get handed out a buffer over twice the size asked for")

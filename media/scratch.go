@@ -2,8 +2,8 @@ package media
 
 import "sync"
 
-// recycleBytes bounds the scratch memory a Decoder keeps between decodes.
-const recycleBytes = 32 << 20
+// scratchBytes bounds the scratch memory a Decoder keeps between decodes.
+const scratchBytes = 32 << 20
 
 // pixelStore holds the scratch memory of DecodeScratch: buffers outside the
 // Go heap (anonymous mappings where the platform has them), so that a stream
@@ -38,17 +38,17 @@ func (s *pixelStore) get(n int) ([]uint8, error) {
 }
 
 // put keeps b for a later get, releasing the oldest kept buffers (or b) to
-// stay within recycleBytes. b must come from get.
+// stay within scratchBytes. b must come from get.
 func (s *pixelStore) put(b []uint8) {
 	if cap(b) == 0 {
 		return
 	}
 	s.mu.Lock()
 	var drop [][]uint8
-	if cap(b) > recycleBytes {
+	if cap(b) > scratchBytes {
 		drop = append(drop, b)
 	} else {
-		for len(s.free) > 0 && s.bytes+cap(b) > recycleBytes {
+		for len(s.free) > 0 && s.bytes+cap(b) > scratchBytes {
 			drop = append(drop, s.free[0])
 			s.bytes -= cap(s.free[0])
 			s.free[0] = nil
