@@ -56,22 +56,51 @@ func (o Overrides) Validate() error {
 
 // Plan describes the tensors one image (or video) becomes. It depends only on
 // the source size, the model and the overrides.
+//
+// Patch-grid families (Qwen-VL, GLM-4V) fill the grid and Rows×Cols; families
+// whose pixel_values keep image planes (Gemma 3, LLaVA, InternVL) fill
+// NDims and Dims with the shape the Hugging Face processor returns for a
+// batch of one item, and Views with the number of image planes in it
+// (crops, tiles, thumbnail).
 type Plan struct {
-	SourceWidth, SourceHeight int // post-EXIF decoded size the plan was made for
-	Width, Height             int // size after resizing
-	GridT, GridH, GridW       int // grid_thw: temporal groups, patch rows, patch columns
-	Tokens                    int // placeholder tokens: GridT·GridH·GridW / merge²
-	Rows, Cols                int // pixel_values shape (Rows = GridT·GridH·GridW)
+	SourceWidth, SourceHeight int          // post-EXIF decoded size the plan was made for
+	Width, Height             int          // size after resizing
+	GridT, GridH, GridW       int          // grid_thw: temporal groups, patch rows, patch columns
+	Tokens                    int          // placeholder tokens: GridT·GridH·GridW / merge²
+	Rows, Cols                int          // pixel_values shape of patch-grid families (Rows = GridT·GridH·GridW)
+	NDims                     int          // when not 0, pixel_values has the shape Dims[:NDims] instead of [Rows, Cols]
+	Dims                      [MaxDims]int // see NDims
+	Views                     int          // image planes in Dims (0 for patch-grid families)
 }
 
-// Elements is Rows·Cols.
-func (p Plan) Elements() int { return p.Rows * p.Cols }
+// MaxDims is the most dimensions a pixel_values tensor of one item has
+// (LLaVA-NeXT: [1, views, 3, 336, 336]). Plans keep their shape in an array
+// so that they stay comparable values.
+const MaxDims = 5
+
+// Elements is the product of Shape.
+func (p Plan) Elements() int {
+	if p.NDims == 0 {
+		return p.Rows * p.Cols
+	}
+	n := 1
+	for _, d := range p.Dims[:p.NDims] {
+		n *= d
+	}
+	return n
+}
 
 // Bytes is the size of pixel_values encoded as dt (0 for an invalid dtype).
-func (p Plan) Bytes(dt tensor.DType) int { return p.Rows * p.Cols * dt.Size() }
+func (p Plan) Bytes(dt tensor.DType) int { return p.Elements() * dt.Size() }
 
-// Shape is the pixel_values shape, [Rows, Cols].
-func (p Plan) Shape() []int { return []int{p.Rows, p.Cols} }
+// Shape is the pixel_values shape: Dims[:NDims] when NDims is set, else
+// [Rows, Cols].
+func (p Plan) Shape() []int {
+	if p.NDims != 0 {
+		return append([]int(nil), p.Dims[:p.NDims]...)
+	}
+	return []int{p.Rows, p.Cols}
+}
 
 // GridTHW is the grid as the int64 triple the model's *_grid_thw tensor holds.
 func (p Plan) GridTHW() [3]int64 { return [3]int64{int64(p.GridT), int64(p.GridH), int64(p.GridW)} }
