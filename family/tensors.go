@@ -8,20 +8,27 @@ import (
 	"github.com/mmgate/mmgate/tensor"
 )
 
-// GridTensor is a *_grid_thw side tensor: int64 [1, 3] holding g.
+// GridTensor is a *_grid_thw side tensor: int64 [1, 3] holding g. Its
+// bytes and shape share one allocation (it is built per media item).
 func GridTensor(name string, g [3]int64) NamedTensor {
-	b := make([]byte, 24)
+	m := &struct {
+		data  [24]byte
+		shape [2]int
+	}{shape: [2]int{1, 3}}
 	for i, v := range g {
-		binary.LittleEndian.PutUint64(b[8*i:], uint64(v))
+		binary.LittleEndian.PutUint64(m.data[8*i:], uint64(v))
 	}
-	return NamedTensor{Name: name, Tensor: tensor.Tensor{DType: tensor.Int64, Shape: []int{1, 3}, Data: b}}
+	return NamedTensor{Name: name, Tensor: tensor.Tensor{DType: tensor.Int64, Shape: m.shape[:], Data: m.data[:]}}
 }
 
-// Float32Tensor is a one-value float32 [1] side tensor.
+// Float32Tensor is a one-value float32 [1] side tensor (one allocation).
 func Float32Tensor(name string, v float32) NamedTensor {
-	b := make([]byte, 4)
-	binary.LittleEndian.PutUint32(b, math.Float32bits(v))
-	return NamedTensor{Name: name, Tensor: tensor.Tensor{DType: tensor.Float32, Shape: []int{1}, Data: b}}
+	m := &struct {
+		data  [4]byte
+		shape [1]int
+	}{shape: [1]int{1}}
+	binary.LittleEndian.PutUint32(m.data[:], math.Float32bits(v))
+	return NamedTensor{Name: name, Tensor: tensor.Tensor{DType: tensor.Float32, Shape: m.shape[:], Data: m.data[:]}}
 }
 
 // MaxGrid bounds each value ReadGrid accepts.
