@@ -4,7 +4,7 @@
 // ids with one placeholder range per media item and content hashes.
 //
 // The rules follow vLLM's chat preprocessing and the Hugging Face
-// processors of Qwen2-VL, Qwen2.5-VL and Qwen3-VL:
+// processors of the model families (Qwen2-VL, Qwen2.5-VL, Qwen3-VL, …):
 //
 //   - Parse reads the request (with the extensions vLLM accepts:
 //     mm_processor_kwargs, chat_template_kwargs, add_generation_prompt,
@@ -20,14 +20,17 @@
 //     text parts, joined with "\n" (vLLM's rule). Text containing a media
 //     special token is refused. Tool-call arguments sent as a JSON string
 //     are parsed, as vLLM does before rendering.
-//   - Render renders the template, lays Qwen3-VL videos out as timestamped
-//     temporal groups (§13.7 of the preprocessing spec), tokenizes, checks
-//     that every modality has exactly one pad token per item (and one
-//     start/end pair per visual item), and widens each pad to the item's
-//     token count, which the caller plans from the media headers (for
-//     example vision.Processor.PlanImage) and passes in as Expansions. The
-//     special token ids come from the model's config.json and tokenizer
-//     (ReadSpecials); none are assumed.
+//   - Render renders the template, lays out each media item as its
+//     Expansion says (the model's family decides: the anchor kept as one
+//     pad run, replaced by text with several runs, or Qwen3-VL's
+//     timestamped temporal groups), tokenizes, checks that every modality
+//     has exactly one pad token per run (and one start/end pair per visual
+//     run), and widens each pad to its run's length, which the caller plans
+//     from the media headers (for example vision.Processor.PlanImage).
+//     The special tokens come from the model's family (Specials; for
+//     Qwen-VL, ReadSpecials reads them from config.json and the
+//     tokenizer); none are assumed. Result.Structural gives an item's
+//     structural range (its runs and what lies between them).
 //   - ContentHash is the worker protocol's item hash: BLAKE3 of the
 //     lower-case hex of BLAKE3 of the raw (base64-decoded) media bytes.
 //

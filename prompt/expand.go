@@ -6,16 +6,62 @@ import (
 	"github.com/mmgate/mmgate/chattemplate"
 )
 
-// Expansion says how many placeholder tokens one media item takes; the
-// caller fills it from the vision planner (vision.Plan.Tokens), one per
-// media item in prompt order.
+// Expansion says what one media item becomes in the prompt. The model's
+// family fills it from the item's plan, one per media item in prompt order.
+//
+// The item's anchor (Specials.Placeholder: the text the chat template
+// renders for it) is laid out in one of three ways, the first that applies:
+//
+//   - Text: the anchor is replaced by Text, in which each pad token of the
+//     item's modality is written once and stands for one run, widened to
+//     the matching entry of Runs (Gemma 3 views, InternVL's <img>…</img>).
+//   - Groups: a timestamped video (Qwen3-VL): per group, TimestampText then
+//     the anchor, each group's pad one run of the group's Tokens.
+//   - otherwise the anchor stays and its pad is one run of Tokens (Qwen
+//     images; Qwen2-VL / Qwen2.5-VL video: gt·gh·gw/4).
+//
+// The prompt is tokenized with one pad per run and each pad is then
+// widened, so that text around the runs tokenizes exactly while thousands
+// of pads are never tokenized.
 type Expansion struct {
-	// Tokens is the item's pad count: an image, or a video laid out as a
-	// single run (Qwen2-VL / Qwen2.5-VL: gt·gh·gw/4).
+	// Tokens is the pad count of an item laid out as its anchor's single
+	// run (and, by convention, the item's total in the other layouts).
 	Tokens int
-	// Groups, when set, lays a video out as timestamped temporal groups
-	// (Qwen3-VL); Tokens is then ignored.
+	// Groups lays a video out as timestamped temporal groups.
 	Groups []VideoGroup
+	// Text replaces the anchor when set; it holds len(Runs) pads.
+	Text string
+	// Runs are the lengths of the pad runs in Text, in order.
+	Runs []int
+	// Lead counts the tokens just before the item's first run that belong
+	// to its structural range (Qwen3-VL video: its first <|vision_start|>).
+	Lead int
+}
+
+// replaces reports whether the item's anchor is rewritten before
+// tokenizing.
+func (e *Expansion) replaces() bool { return e.Text != "" || len(e.Groups) > 0 }
+
+// runs is the number of pad runs the item has in the final prompt.
+func (e *Expansion) runs() int {
+	switch {
+	case e.Text != "":
+		return len(e.Runs)
+	case len(e.Groups) > 0:
+		return len(e.Groups)
+	}
+	return 1
+}
+
+// run is the length of the k-th run.
+func (e *Expansion) run(k int) int {
+	switch {
+	case e.Text != "":
+		return e.Runs[k]
+	case len(e.Groups) > 0:
+		return e.Groups[k].Tokens
+	}
+	return e.Tokens
 }
 
 // Placeholder is one run of pad tokens in the final input ids.
@@ -33,13 +79,36 @@ type Result struct {
 	// IDs are the final input ids.
 	IDs []uint32
 	// Placeholders are the pad runs in prompt order: one per image, one
-	// per video (one per temporal group for a timestamped video).
+	// per video (one per run of an item laid out in several runs).
 	Placeholders []Placeholder
 }
 
-// Render renders the plan with t, lays timestamped videos out, tokenizes
-// with tok and expands every pad token to its item's count. exp has one
-// entry per plan.Media item.
+// Structural is media item's structural range: from e.Lead tokens before
+// its first pad run to the end of its last run, where e is the item's
+// Expansion given to Render. For an item of one run without a lead it is
+// that run. ok is false when the item has no run in r.
+func (r *Result) Structural(item int, e Expansion) (p Placeholder, ok bool) {
+	for _, ph := range r.Placeholders {
+		if ph.Item != item {
+			continue
+		}
+		if !ok {
+			p, ok = ph, true
+			continue
+		}
+		p.Length = ph.Offset + ph.Length - p.Offset
+	}
+	if ok && e.Lead > 0 {
+		lead := min(e.Lead, p.Offset)
+		p.Offset -= lead
+		p.Length += lead
+	}
+	return p, ok
+}
+
+// Render renders the plan with t, lays out the items whose expansion
+// replaces their anchor, tokenizes with tok and expands every pad token to
+// its run. exp has one entry per plan.Media item.
 func Render(t *chattemplate.Template, tok Tokenizer, sp *Specials, plan *Plan, exp []Expansion) (*Result, error) {
 	text, err := t.Render(plan.Input)
 	if err != nil {
@@ -60,7 +129,7 @@ func Render(t *chattemplate.Template, tok Tokenizer, sp *Specials, plan *Plan, e
 	if len(exp) != len(plan.Media) {
 		return nil, fmt.Errorf("prompt: render: %d expansions for %d media items", len(exp), len(plan.Media))
 	}
-	expanded, err := expandVideoText(text, plan.Media, exp, sp)
+	expanded, err := layoutText(text, plan.Media, exp, sp)
 	if err != nil {
 		return nil, err
 	}
@@ -71,18 +140,18 @@ func Render(t *chattemplate.Template, tok Tokenizer, sp *Specials, plan *Plan, e
 	return &Result{Text: text, IDs: ids, Placeholders: ph}, nil
 }
 
-// anchors returns, per item, how many pad tokens stand for it before
-// expansion: one, or one per group.
+// anchors returns how many pad tokens stand for item i before expansion:
+// one per run.
 func anchors(exp []Expansion, i int) int {
-	if exp == nil || len(exp[i].Groups) == 0 {
+	if exp == nil {
 		return 1
 	}
-	return len(exp[i].Groups)
+	return exp[i].runs()
 }
 
 // checkAnchors requires the tokenized prompt to hold exactly one pad token
-// per item (per group of a timestamped video) for every modality, and, when
-// the model wraps items in start/end tokens, one pair per pad.
+// per run for every modality, and, when the model wraps runs in start/end
+// tokens, one pair per visual run.
 func checkAnchors(ids []uint32, plan *Plan, exp []Expansion, sp *Specials) error {
 	want := map[Modality]int{}
 	for i, it := range plan.Media {
@@ -114,8 +183,8 @@ func checkAnchors(ids []uint32, plan *Plan, exp []Expansion, sp *Specials) error
 }
 
 // Expand checks the pad tokens of a tokenized prompt against the plan and
-// widens each to its item's token count (each group's count for a
-// timestamped video). It returns the final ids and the pad runs.
+// widens each to its run (one run per pad, in item order within each
+// modality). It returns the final ids and the pad runs.
 func Expand(ids []uint32, plan *Plan, exp []Expansion, sp *Specials) ([]uint32, []Placeholder, error) {
 	if len(exp) != len(plan.Media) {
 		return nil, nil, fmt.Errorf("prompt: expand: %d expansions for %d media items", len(exp), len(plan.Media))
@@ -123,7 +192,7 @@ func Expand(ids []uint32, plan *Plan, exp []Expansion, sp *Specials) ([]uint32, 
 	if err := checkAnchors(ids, plan, exp, sp); err != nil {
 		return nil, nil, err
 	}
-	// The k-th pad of modality m belongs to the k-th anchor of m.
+	// The k-th pad of modality m belongs to the k-th run of m.
 	type anchor struct {
 		item, tokens int
 	}
@@ -131,20 +200,14 @@ func Expand(ids []uint32, plan *Plan, exp []Expansion, sp *Specials) ([]uint32, 
 	total := len(ids)
 	for i, it := range plan.Media {
 		pad := sp.Pad[it.Modality].ID
-		if len(exp[i].Groups) == 0 {
-			if exp[i].Tokens <= 0 {
-				return nil, nil, fmt.Errorf("prompt: expand: item %d has %d tokens: %w", i, exp[i].Tokens, ErrBadRequest)
+		e := &exp[i]
+		for k := range e.runs() {
+			n := e.run(k)
+			if n <= 0 {
+				return nil, nil, fmt.Errorf("prompt: expand: item %d has a run of %d tokens: %w", i, n, ErrBadRequest)
 			}
-			queues[pad] = append(queues[pad], anchor{i, exp[i].Tokens})
-			total += exp[i].Tokens - 1
-			continue
-		}
-		for _, g := range exp[i].Groups {
-			if g.Tokens <= 0 {
-				return nil, nil, fmt.Errorf("prompt: expand: item %d has a group of %d tokens: %w", i, g.Tokens, ErrBadRequest)
-			}
-			queues[pad] = append(queues[pad], anchor{i, g.Tokens})
-			total += g.Tokens - 1
+			queues[pad] = append(queues[pad], anchor{i, n})
+			total += n - 1
 		}
 	}
 	out := make([]uint32, 0, total)

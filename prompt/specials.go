@@ -20,27 +20,36 @@ type Token struct {
 	Text string
 }
 
-// Specials are a model's multimodal special tokens, read from its
-// config.json and tokenizer.
+// Specials are a model's multimodal special tokens. The model's family
+// fills them (ReadSpecials reads the Qwen-VL style keys of config.json).
 type Specials struct {
 	// Pad is the placeholder token of each modality the model accepts
 	// (image_token_id, video_token_id, audio_token_id). A modality without
 	// a pad is not accepted.
 	Pad map[Modality]Token
-	// Start and End wrap one item in the template (vision_start_token_id,
-	// vision_end_token_id); zero Text when the model has none.
+	// Start and End open and close each visual pad run in the final prompt
+	// (vision_start_token_id, vision_end_token_id); zero Text when the
+	// model has none. The prompt must hold exactly one of each per run.
 	Start, End Token
+	// Anchor is the text the chat template emits for one item of a
+	// modality when it is not Start + Pad + End (for example Gemma 3's
+	// "<start_of_image>"); nil or a missing entry means Start + Pad + End.
+	Anchor map[Modality]string
 	// Reserved are every media special token: text that contains one of
 	// them is refused.
 	Reserved []Token
 }
 
-// Placeholder is the text that stands for one item of modality m in a
-// template that takes only string content: Start, the pad, End.
+// Placeholder is the text that stands for one item of modality m in the
+// rendered prompt (the anchor an Expansion lays out), and the text a
+// template that takes only string content is given per item.
 func (s *Specials) Placeholder(m Modality) (string, bool) {
 	p, ok := s.Pad[m]
 	if !ok {
 		return "", false
+	}
+	if a := s.Anchor[m]; a != "" {
+		return a, true
 	}
 	return s.Start.Text + p.Text + s.End.Text, true
 }

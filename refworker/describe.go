@@ -7,8 +7,6 @@ import (
 	"fmt"
 	"hash"
 	"hash/crc32"
-	"math"
-	"strconv"
 	"strings"
 
 	"github.com/mmgate/mmgate/internal/cpupool"
@@ -58,8 +56,8 @@ func idsBytes(ids []uint32) []byte {
 	return b
 }
 
-// describe is the reply text: one line for the prompt, then one line per item,
-// for example
+// describe is the reply text: one line for the prompt, then one line per item
+// with what the model's family reports about it, for example
 //
 //	image 1: grid 1x34x46, bfloat16 via shm, sha256 <64 hex digits>
 func (s *Server) describe(ids []uint32, items []received) string {
@@ -69,18 +67,13 @@ func (s *Server) describe(ids []uint32, items []received) string {
 	for _, it := range items {
 		count[it.Modality]++
 		name := strings.ToLower(it.Modality.String())
-		fmt.Fprintf(&b, "%s %d: grid %dx%dx%d, %s via %s, %s %s", name, count[it.Modality],
-			it.Grid[0], it.Grid[1], it.Grid[2], it.DType, it.Path, s.opts.Fingerprint, it.Fingerprint)
-		if len(it.SecondPerGridTS) > 0 {
-			parts := make([]string, len(it.SecondPerGridTS))
-			for k, v := range it.SecondPerGridTS {
-				parts[k] = strconv.FormatFloat(float64(v), 'g', -1, 32)
-			}
-			fmt.Fprintf(&b, ", second_per_grid_ts %s", strings.Join(parts, ","))
+		fmt.Fprintf(&b, "%s %d: %s, %s via %s, %s %s", name, count[it.Modality],
+			it.Summary.Head, it.DType, it.Path, s.opts.Fingerprint, it.Fingerprint)
+		for _, n := range it.Summary.Notes {
+			b.WriteString(", ")
+			b.WriteString(n)
 		}
 		b.WriteByte('\n')
 	}
 	return b.String()
 }
-
-func float32frombits(u uint32) float32 { return math.Float32frombits(u) }

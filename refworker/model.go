@@ -8,14 +8,18 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/mmgate/mmgate/family"
+	"github.com/mmgate/mmgate/family/builtin"
 	commonpb "github.com/mmgate/mmgate/proto/common"
+	"github.com/mmgate/mmgate/vision"
 )
 
 // ErrModel is returned for a model folder the worker cannot serve.
 var ErrModel = errors.New("refworker: bad model folder")
 
 // modelInfo is what the worker reads from a model folder's config.json and
-// generation_config.json.
+// generation_config.json, and the model as its family loads it (which media
+// it takes and how an item is checked).
 type modelInfo struct {
 	ModelType      string
 	Architectures  []string
@@ -24,50 +28,74 @@ type modelInfo struct {
 	DType          string
 	EOS            []int32
 	BOS, Pad       int32
-	MergeSize      int
-	ImageTokenID   int64 // -1 when absent
-	VideoTokenID   int64
+	Model          family.Model // the model as its family loaded it
 	Modalities     []commonpb.Modality
+	takes          []vision.Modality // Modalities as the family names them
 	SupportsVision bool
+}
+
+// wireModality is the protocol's name of a modality.
+func wireModality(m vision.Modality) commonpb.Modality {
+	switch m {
+	case vision.Image:
+		return commonpb.Modality_IMAGE
+	case vision.Video:
+		return commonpb.Modality_VIDEO
+	case vision.Audio:
+		return commonpb.Modality_AUDIO
+	}
+	return commonpb.Modality_MODALITY_UNSPECIFIED
+}
+
+// media is the family's modality of a wire modality the model takes.
+func (m *modelInfo) media(w commonpb.Modality) (vision.Modality, bool) {
+	for i, x := range m.Modalities {
+		if x == w {
+			return m.takes[i], true
+		}
+	}
+	return 0, false
 }
 
 // configJSON is the subset of config.json the worker reads. Qwen3-VL keeps the
 // text model's fields under text_config; older models keep them at the top.
 type configJSON struct {
-	ModelType       string          `json:"model_type"`
-	Architectures   []string        `json:"architectures"`
-	ImageTokenID    *int64          `json:"image_token_id"`
-	VideoTokenID    *int64          `json:"video_token_id"`
-	MaxPositionEmb  int             `json:"max_position_embeddings"`
-	VocabSize       int             `json:"vocab_size"`
-	TorchDType      string          `json:"torch_dtype"`
-	DType           string          `json:"dtype"`
-	EOSTokenID      json.RawMessage `json:"eos_token_id"`
-	BOSTokenID      *int32          `json:"bos_token_id"`
-	PadTokenID      *int32          `json:"pad_token_id"`
-	TextConfig      *configJSON     `json:"text_config"`
-	VisionConfig    *visionConfig   `json:"vision_config"`
-	AudioConfig     json.RawMessage `json:"audio_config"`
-	AudioTokenIndex *int64          `json:"audio_token_id"`
-}
-
-type visionConfig struct {
-	SpatialMergeSize int `json:"spatial_merge_size"`
+	ModelType      string          `json:"model_type"`
+	Architectures  []string        `json:"architectures"`
+	MaxPositionEmb int             `json:"max_position_embeddings"`
+	VocabSize      int             `json:"vocab_size"`
+	TorchDType     string          `json:"torch_dtype"`
+	DType          string          `json:"dtype"`
+	EOSTokenID     json.RawMessage `json:"eos_token_id"`
+	BOSTokenID     *int32          `json:"bos_token_id"`
+	PadTokenID     *int32          `json:"pad_token_id"`
+	TextConfig     *configJSON     `json:"text_config"`
 }
 
 // loadModelInfo reads dir/config.json (required) and
-// dir/generation_config.json (optional; its eos ids win).
-func loadModelInfo(dir string) (*modelInfo, error) {
+// dir/generation_config.json (optional; its eos ids win), and loads the
+// model with its family from reg (nil: the built-in families).
+func loadModelInfo(dir string, reg *family.Registry) (*modelInfo, error) {
 	var c configJSON
 	if err := readJSON(filepath.Join(dir, "config.json"), &c); err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrModel, err)
 	}
-	m := &modelInfo{
-		ModelType:     c.ModelType,
-		Architectures: c.Architectures,
-		ImageTokenID:  -1,
-		VideoTokenID:  -1,
-		MergeSize:     2,
+	if reg == nil {
+		reg = builtin.New()
+	}
+	fm, err := reg.Load(dir)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrModel, err)
+	}
+	m := &modelInfo{ModelType: c.ModelType, Architectures: c.Architectures, Model: fm}
+	for _, mod := range fm.Modalities() {
+		w := wireModality(mod)
+		if w == commonpb.Modality_MODALITY_UNSPECIFIED {
+			continue
+		}
+		m.Modalities = append(m.Modalities, w)
+		m.takes = append(m.takes, mod)
+		m.SupportsVision = m.SupportsVision || mod == vision.Image || mod == vision.Video
 	}
 	text := &c
 	if c.TextConfig != nil {
@@ -87,28 +115,6 @@ func loadModelInfo(dir string) (*modelInfo, error) {
 	if p := firstPtr(text.PadTokenID, c.PadTokenID); p != nil {
 		m.Pad = *p
 	}
-	if c.ImageTokenID != nil {
-		m.ImageTokenID = *c.ImageTokenID
-	}
-	if c.VideoTokenID != nil {
-		m.VideoTokenID = *c.VideoTokenID
-	}
-	if c.VisionConfig != nil {
-		if c.VisionConfig.SpatialMergeSize > 0 {
-			m.MergeSize = c.VisionConfig.SpatialMergeSize
-		}
-		m.SupportsVision = true
-		if m.ImageTokenID >= 0 {
-			m.Modalities = append(m.Modalities, commonpb.Modality_IMAGE)
-		}
-		if m.VideoTokenID >= 0 {
-			m.Modalities = append(m.Modalities, commonpb.Modality_VIDEO)
-		}
-	}
-	if len(c.AudioConfig) > 0 && string(c.AudioConfig) != "null" {
-		m.Modalities = append(m.Modalities, commonpb.Modality_AUDIO)
-	}
-
 	var g struct {
 		EOSTokenID json.RawMessage `json:"eos_token_id"`
 	}

@@ -17,6 +17,7 @@ import (
 	"google.golang.org/protobuf/types/known/structpb"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
+	"github.com/mmgate/mmgate/family"
 	commonpb "github.com/mmgate/mmgate/proto/common"
 	schedulerpb "github.com/mmgate/mmgate/proto/scheduler"
 	"github.com/mmgate/mmgate/shm"
@@ -31,7 +32,10 @@ type Tokenizer interface {
 
 // Options configure a Server. ModelDir, Tokenizer and Reader are required.
 type Options struct {
-	ModelDir        string // the model folder (config.json, tokenizer files, ...)
+	ModelDir string // the model folder (config.json, tokenizer files, ...)
+	// Families match the folder's config.json to its model family; nil
+	// means the built-in families.
+	Families        *family.Registry
 	ServedModelName string // default: the folder's base name
 	EncoderDType    string // multimodal_encoder_dtype to advertise; default: the model dtype
 	Fingerprint     Fingerprint
@@ -93,7 +97,7 @@ func New(o Options) (*Server, error) {
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
-	m, err := loadModelInfo(o.ModelDir)
+	m, err := loadModelInfo(o.ModelDir, o.Families)
 	if err != nil {
 		return nil, err
 	}

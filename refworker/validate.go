@@ -2,13 +2,13 @@ package refworker
 
 import (
 	"context"
-	"encoding/binary"
 	"fmt"
 	"sort"
 
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
+	"github.com/mmgate/mmgate/family"
 	commonpb "github.com/mmgate/mmgate/proto/common"
 	schedulerpb "github.com/mmgate/mmgate/proto/scheduler"
 	"github.com/mmgate/mmgate/shm"
@@ -18,14 +18,13 @@ import (
 // received is one multimodal item after it was read and checked.
 type received struct {
 	Modality         commonpb.Modality
-	Grid             [3]int64
+	Summary          family.Summary // what the model's family reports (the grid, …)
 	DType            tensor.DType
 	Path             shm.Path
 	Bytes            int
 	Fingerprint      string
 	Placeholders     int // number of ranges
 	Tokens           int // placeholder tokens over all ranges
-	SecondPerGridTS  []float32
 	PlaceholderToken uint32
 }
 
@@ -87,90 +86,23 @@ func (s *Server) readItems(req *schedulerpb.GenerateRequest) ([]received, error)
 
 func (s *Server) readItem(i int, it *schedulerpb.MultimodalItem, ids []uint32, pads map[commonpb.Modality]uint32) (received, error) {
 	r := received{Modality: it.GetModality()}
-	gridKey := ""
-	switch r.Modality {
-	case commonpb.Modality_IMAGE:
-		gridKey = "image_grid_thw"
-	case commonpb.Modality_VIDEO:
-		gridKey = "video_grid_thw"
-	default:
-		s.discardItem(it)
-		return r, invalid("item %d: modality %v is not supported by this model", i, r.Modality)
-	}
-	if !s.supports(r.Modality) {
-		s.discardItem(it)
-		return r, invalid("item %d: modality %v is not supported by this model", i, r.Modality)
-	}
-
-	// Placeholders: non-empty, positive lengths, inside the prompt, over pad tokens.
-	phs := it.GetPlaceholders()
-	if len(phs) == 0 {
-		s.discardItem(it)
-		return r, invalid("item %d: no placeholder ranges", i)
-	}
-	if it.PlaceholderTokenId != nil {
-		r.PlaceholderToken = it.GetPlaceholderTokenId()
-		if prev, ok := pads[r.Modality]; ok && prev != r.PlaceholderToken {
-			s.discardItem(it)
-			return r, invalid("item %d: placeholder_token_id %d conflicts with %d for %v", i, r.PlaceholderToken, prev, r.Modality)
-		}
-		pads[r.Modality] = r.PlaceholderToken
-	}
-	for _, p := range phs {
-		off, n := int(p.GetOffset()), int(p.GetLength())
-		if n <= 0 || off < 0 || off+n > len(ids) {
-			s.discardItem(it)
-			return r, invalid("item %d: placeholder range (%d, %d) outside the %d-token prompt", i, off, n, len(ids))
-		}
-		if it.PlaceholderTokenId != nil {
-			for _, id := range ids[off : off+n] {
-				if id != r.PlaceholderToken {
-					s.discardItem(it)
-					return r, invalid("item %d: token %d inside placeholder range (%d, %d) is not the pad token %d", i, id, off, n, r.PlaceholderToken)
-				}
-			}
-		}
-		r.Tokens += n
-	}
-	r.Placeholders = len(phs)
-
-	// Side tensors: exactly the grid of this modality, int64 with 3 values.
-	side := it.GetModelSpecificTensors()
-	other := map[string]string{"image_grid_thw": "video_grid_thw", "video_grid_thw": "image_grid_thw"}[gridKey]
-	if _, bad := side[other]; bad {
-		s.discardItem(it)
-		return r, invalid("item %d: a %v item must not carry %s", i, r.Modality, other)
-	}
-	gt, ok := side[gridKey]
+	mod, ok := s.model.media(r.Modality)
 	if !ok {
 		s.discardItem(it)
-		return r, invalid("item %d: missing %s", i, gridKey)
+		return r, invalid("item %d: modality %v is not supported by this model", i, r.Modality)
 	}
-	grid, err := s.readGrid(gt)
+	if err := checkRanges(i, it, ids, pads, &r); err != nil {
+		s.discardItem(it)
+		return r, err
+	}
+	side, err := s.readSide(it)
 	if err != nil {
 		s.discardItem(it)
-		return r, invalid("item %d: %s: %v", i, gridKey, err)
-	}
-	r.Grid = grid
-	if ts, ok := side["second_per_grid_ts"]; ok {
-		v, err := s.reader.Read(ts)
-		if err != nil {
-			s.discardItem(it)
-			return r, invalid("item %d: second_per_grid_ts: %v", i, err)
-		}
-		if v.DType != tensor.Float32 {
-			v.Close()
-			s.discardItem(it)
-			return r, invalid("item %d: second_per_grid_ts must be float32, not %v", i, v.DType)
-		}
-		for k := 0; k+4 <= len(v.Data); k += 4 {
-			r.SecondPerGridTS = append(r.SecondPerGridTS, float32frombits(binary.LittleEndian.Uint32(v.Data[k:])))
-		}
-		v.Close()
+		return r, invalid("item %d: %v", i, err)
 	}
 
-	// The encoder input: a float tensor [rows, cols] with rows = t·h·w, and
-	// placeholder tokens = rows / merge².
+	// The encoder input: a float tensor whose shape the model's family
+	// checks against the side tensors and the placeholder tokens.
 	enc := it.GetEncoderInput()
 	if enc == nil {
 		return r, invalid("item %d: missing encoder_input", i)
@@ -184,39 +116,73 @@ func (s *Server) readItem(i int, it *schedulerpb.MultimodalItem, ids []uint32, p
 	if !view.DType.IsFloat() {
 		return r, invalid("item %d: encoder_input dtype %v is not a float type", i, view.DType)
 	}
-	if len(view.Shape) != 2 {
-		return r, invalid("item %d: encoder_input shape %v is not [rows, cols]", i, view.Shape)
-	}
-	rows := grid[0] * grid[1] * grid[2]
-	if int64(view.Shape[0]) != rows {
-		return r, invalid("item %d: encoder_input has %d rows, grid %dx%dx%d needs %d", i, view.Shape[0], grid[0], grid[1], grid[2], rows)
-	}
-	m2 := int64(s.model.MergeSize * s.model.MergeSize)
-	if rows%m2 != 0 || int64(r.Tokens) != rows/m2 {
-		return r, invalid("item %d: %d placeholder tokens, grid %dx%dx%d needs %d", i, r.Tokens, grid[0], grid[1], grid[2], rows/m2)
+	got := family.Received{Modality: mod, Primary: view.Tensor, Side: side, Tokens: r.Tokens}
+	if r.Summary, err = s.model.Model.CheckReceived(got); err != nil {
+		return r, invalid("item %d: %v", i, err)
 	}
 	r.Fingerprint = s.fingerprint(view.Data)
 	return r, nil
 }
 
-// readGrid reads an int64 [1,3] (or [3]) grid with positive values.
-func (s *Server) readGrid(td *schedulerpb.TensorData) ([3]int64, error) {
-	var g [3]int64
-	v, err := s.reader.Read(td)
-	if err != nil {
-		return g, err
+// checkRanges checks an item's placeholder ranges: present, positive
+// lengths, inside the prompt, over its pad token (one pad id per
+// modality), and counts their tokens into r.
+func checkRanges(i int, it *schedulerpb.MultimodalItem, ids []uint32, pads map[commonpb.Modality]uint32, r *received) error {
+	phs := it.GetPlaceholders()
+	if len(phs) == 0 {
+		return invalid("item %d: no placeholder ranges", i)
 	}
-	defer v.Close()
-	if v.DType != tensor.Int64 || len(v.Data) != 24 {
-		return g, fmt.Errorf("want int64 [1, 3], have %v %v", v.DType, v.Shape)
-	}
-	for k := range g {
-		g[k] = int64(binary.LittleEndian.Uint64(v.Data[8*k:]))
-		if g[k] <= 0 || g[k] > 1<<20 {
-			return g, fmt.Errorf("grid value %d out of range", g[k])
+	if it.PlaceholderTokenId != nil {
+		r.PlaceholderToken = it.GetPlaceholderTokenId()
+		if prev, ok := pads[r.Modality]; ok && prev != r.PlaceholderToken {
+			return invalid("item %d: placeholder_token_id %d conflicts with %d for %v", i, r.PlaceholderToken, prev, r.Modality)
 		}
+		pads[r.Modality] = r.PlaceholderToken
 	}
-	return g, nil
+	for _, p := range phs {
+		off, n := int(p.GetOffset()), int(p.GetLength())
+		if n <= 0 || off < 0 || off+n > len(ids) {
+			return invalid("item %d: placeholder range (%d, %d) outside the %d-token prompt", i, off, n, len(ids))
+		}
+		if it.PlaceholderTokenId != nil {
+			for _, id := range ids[off : off+n] {
+				if id != r.PlaceholderToken {
+					return invalid("item %d: token %d inside placeholder range (%d, %d) is not the pad token %d", i, id, off, n, r.PlaceholderToken)
+				}
+			}
+		}
+		r.Tokens += n
+	}
+	r.Placeholders = len(phs)
+	return nil
+}
+
+// readSide reads every side tensor of an item (which unlinks shm
+// segments), in name order. The tensors are small: their bytes are copied
+// out of the mapping.
+func (s *Server) readSide(it *schedulerpb.MultimodalItem) ([]family.NamedTensor, error) {
+	m := it.GetModelSpecificTensors()
+	names := make([]string, 0, len(m))
+	for name := range m {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	out := make([]family.NamedTensor, 0, len(names))
+	var first error
+	for _, name := range names {
+		v, err := s.reader.Read(m[name])
+		if err != nil {
+			if first == nil {
+				first = fmt.Errorf("%s: %v", name, err)
+			}
+			continue
+		}
+		t := v.Tensor
+		t.Data = append([]byte(nil), v.Data...)
+		v.Close()
+		out = append(out, family.NamedTensor{Name: name, Tensor: t})
+	}
+	return out, first
 }
 
 // discard reads and drops every tensor of items, so that shm segments with an
@@ -240,13 +206,4 @@ func (s *Server) discardItem(it *schedulerpb.MultimodalItem) {
 			}
 		}
 	}
-}
-
-func (s *Server) supports(m commonpb.Modality) bool {
-	for _, x := range s.model.Modalities {
-		if x == m {
-			return true
-		}
-	}
-	return false
 }

@@ -1,54 +1,12 @@
 package vision
 
 import (
-	"context"
 	"errors"
 	"reflect"
 	"testing"
 
-	"github.com/mmgate/mmgate/imaging"
 	"github.com/mmgate/mmgate/tensor"
 )
-
-type fakeProc struct{ t string }
-
-func (f fakeProc) ModelType() string { return f.t }
-func (f fakeProc) PlanImage(w, h int, o Overrides) (Plan, error) {
-	return Plan{SourceWidth: w, SourceHeight: h}, nil
-}
-func (f fakeProc) ProcessImage(context.Context, *imaging.RGB, Plan, tensor.DType, []byte) (Timings, error) {
-	return Timings{}, nil
-}
-
-func TestRegistry(t *testing.T) {
-	r, err := NewRegistry(fakeProc{"qwen3_vl"}, fakeProc{"qwen2_5_vl"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got, want := r.ModelTypes(), []string{"qwen2_5_vl", "qwen3_vl"}; !reflect.DeepEqual(got, want) {
-		t.Errorf("ModelTypes = %v, want %v", got, want)
-	}
-	p, err := r.Lookup("qwen3_vl")
-	if err != nil || p.ModelType() != "qwen3_vl" {
-		t.Errorf("Lookup(qwen3_vl) = %v, %v", p, err)
-	}
-	if _, err := r.Lookup("llava"); !errors.Is(err, ErrUnsupported) {
-		t.Errorf("Lookup(llava) err = %v, want ErrUnsupported", err)
-	}
-	if _, err := NewRegistry(fakeProc{"a"}, fakeProc{"a"}); !errors.Is(err, ErrBadOptions) {
-		t.Errorf("duplicate: err = %v, want ErrBadOptions", err)
-	}
-	if _, err := NewRegistry(fakeProc{""}); !errors.Is(err, ErrBadOptions) {
-		t.Errorf("empty type: err = %v, want ErrBadOptions", err)
-	}
-	var nilReg *Registry
-	if _, err := nilReg.Lookup("x"); !errors.Is(err, ErrUnsupported) {
-		t.Errorf("nil registry: err = %v", err)
-	}
-	if got := nilReg.ModelTypes(); got == nil || len(got) != 0 {
-		t.Errorf("nil registry ModelTypes = %#v, want empty non-nil", got)
-	}
-}
 
 func TestModality(t *testing.T) {
 	for _, m := range []Modality{Image, Video, Audio} {

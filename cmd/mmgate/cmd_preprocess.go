@@ -14,12 +14,13 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/mmgate/mmgate/family"
+	"github.com/mmgate/mmgate/family/builtin"
 	"github.com/mmgate/mmgate/imaging/resample"
 	"github.com/mmgate/mmgate/internal/imageprep"
 	"github.com/mmgate/mmgate/internal/videoprep"
 	"github.com/mmgate/mmgate/tensor"
 	"github.com/mmgate/mmgate/vision"
-	"github.com/mmgate/mmgate/vision/qwenvl"
 )
 
 // This file answers: what does `mmgate preprocess` do? It decodes and
@@ -31,10 +32,11 @@ import (
 const preprocessSynopsis = "preprocess --model PRESET_OR_MODEL_DIR [--min-pixels N] [--max-pixels N] " +
 	"[--dtype float32|bfloat16|float16] [--hash] [--out DIR] FILE..."
 
-// preprocessLine is the JSON line of one accepted input.
+// preprocessLine is the JSON line of one accepted input; the family's
+// extras follow "file" (preprocess_line.go).
 type preprocessLine struct {
 	File      string             `json:"file"`
-	GridTHW   []int64            `json:"grid_thw"`
+	Extras    []family.Field     `json:"-"`
 	Tokens    int                `json:"tokens"`
 	Shape     []int              `json:"shape"`
 	DType     string             `json:"dtype"`
@@ -70,7 +72,8 @@ func runPreprocess(ctx context.Context, s *stdio, args []string) int {
 	fs := newFlagSet(s, "preprocess", preprocessSynopsis)
 	var f preprocessFlags
 	var dtype, bg string
-	fs.StringVar(&f.model, "model", "", "model preset (qwen2-vl, qwen2.5-vl, qwen3-vl) or model folder (required)")
+	families := builtin.New()
+	fs.StringVar(&f.model, "model", "", "model preset ("+strings.Join(families.Presets(), ", ")+") or model folder (required)")
 	fs.IntVar(&f.minPixels, "min-pixels", 0, "override the model's min_pixels (0: the model's)")
 	fs.IntVar(&f.maxPixels, "max-pixels", 0, "override the model's max_pixels (0: the model's)")
 	fs.StringVar(&dtype, "dtype", "float32", "pixel_values dtype: float32|bfloat16|float16")
@@ -131,7 +134,11 @@ func runPreprocess(ctx context.Context, s *stdio, args []string) int {
 		fmt.Fprintf(s.err, "mmgate preprocess: %v\n", err)
 		return 1
 	}
-	proc, err := qwenvl.Load(f.model, qwenvl.Options{Resizer: releasingResizer{rs}})
+	model, err := families.Open(f.model)
+	if err != nil {
+		return usageErr("--model: %v", err)
+	}
+	proc, err := model.ImageProcessor(vision.ProcessorOptions{Resizer: releasingResizer{rs}})
 	if err != nil {
 		return usageErr("--model: %v", err)
 	}
@@ -147,14 +154,14 @@ func runPreprocess(ctx context.Context, s *stdio, args []string) int {
 	}
 	// Videos are optional: without FFmpeg or video support in the model,
 	// each video input is refused with the reason and images still run.
-	vp, stopVideo, vpErr := newVideoPreprocessor(proc, f.workers, vf)
+	vp, stopVideo, vpErr := modelVideoPreprocessor(model, f.workers, vf)
 	if vpErr != nil {
 		log.Debug("preprocess: no video support", "error", vpErr.Error())
 	} else {
 		defer stopVideo()
 	}
-	pm := preprocessMedia{images: pp, videos: vp, videoErr: vpErr, video: vf}
-	log.Debug("preprocess", "model", f.model, "model_type", proc.ModelType(), "min_pixels", f.minPixels,
+	pm := preprocessMedia{model: model, images: pp, videos: vp, videoErr: vpErr, video: vf}
+	log.Debug("preprocess", "model", f.model, "family", model.Family().Name(), "model_type", model.ModelType(), "min_pixels", f.minPixels,
 		"max_pixels", f.maxPixels, "dtype", f.dtype.String(), "workers", f.workers, "inputs", len(files))
 
 	start := time.Now()
@@ -200,9 +207,10 @@ func runPreprocess(ctx context.Context, s *stdio, args []string) int {
 	return status
 }
 
-// preprocessMedia holds the image pipeline and, when available, the video
-// pipeline.
+// preprocessMedia holds the model, the image pipeline and, when available,
+// the video pipeline.
 type preprocessMedia struct {
+	model    family.Model // its family's extras go on each line
 	images   *imageprep.Preprocessor
 	videos   *videoprep.Preprocessor // nil without video support
 	videoErr error                   // why videos is nil
@@ -222,7 +230,7 @@ func preprocessOne(ctx context.Context, m preprocessMedia, f preprocessFlags, na
 		if m.videos == nil && m.videoErr != nil {
 			return refuse(fmt.Errorf("video input: %w", m.videoErr))
 		}
-		return preprocessVideo(ctx, m.videos, f, m.video, name, data, npyPath)
+		return preprocessVideo(ctx, m, f, name, data, npyPath)
 	}
 	res, err := m.images.Image(ctx, imageprep.Request{
 		Data:      data,
@@ -237,14 +245,13 @@ func preprocessOne(ctx context.Context, m preprocessMedia, f preprocessFlags, na
 	if err != nil {
 		return refuse(err)
 	}
-	g := res.GridTHW()
 	line := preprocessLine{
-		File:    name,
-		GridTHW: []int64{g[0], g[1], g[2]},
-		Tokens:  res.Tokens(),
-		Shape:   res.Shape(),
-		DType:   res.DType.String(),
-		Exact:   res.Exact,
+		File:   name,
+		Extras: m.model.Extras(family.ImageItem(res.Plan)),
+		Tokens: res.Tokens(),
+		Shape:  res.Shape(),
+		DType:  res.DType.String(),
+		Exact:  res.Exact,
 		TimingsMS: preprocessTimingMS{
 			Decode:            ms(res.Timings.Decode),
 			Resize:            ms(res.Timings.Resize),

@@ -24,6 +24,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 
 	"github.com/mmgate/mmgate/engine"
+	"github.com/mmgate/mmgate/family/builtin"
 	"github.com/mmgate/mmgate/internal/cpupool"
 	"github.com/mmgate/mmgate/internal/demomodel"
 	"github.com/mmgate/mmgate/internal/imageprep"
@@ -402,7 +403,7 @@ func serve(ctx context.Context, s *stdio, f *serveFlags, c *serveConfig, log *sl
 	}
 	pipe, err := pipeline.New(pipeline.Options{
 		Engine: eng, Pool: pool, Fetcher: fetcher, Decoder: imageprep.ScratchDecoder(dec), Video: vdec,
-		ModelDir: modelDir, BundleDir: filepath.Join(tmp, "bundles"),
+		Families: builtin.New(), ModelDir: modelDir, BundleDir: filepath.Join(tmp, "bundles"),
 		CacheBytes: cacheBytes, CPU: cpu, MediaOrder: c.order, MaxMediaItems: f.maxItems,
 		Exact: media.Exact(), Heavy: heavy, Registerer: reg, Logger: log,
 	})

@@ -12,6 +12,7 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials"
 
+	"github.com/mmgate/mmgate/family/builtin"
 	"github.com/mmgate/mmgate/refworker"
 	"github.com/mmgate/mmgate/shm"
 	"github.com/mmgate/mmgate/tokenizer"
@@ -76,6 +77,7 @@ func (w *workerFlags) build(log *slog.Logger) (*refworker.Server, *shm.Reader, e
 	}
 	srv, err := refworker.New(refworker.Options{
 		ModelDir:        w.model,
+		Families:        builtin.New(),
 		ServedModelName: w.servedName,
 		EncoderDType:    w.encoderDType,
 		Fingerprint:     refworker.Fingerprint(w.fingerprint),

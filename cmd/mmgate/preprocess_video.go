@@ -8,11 +8,11 @@ import (
 	"fmt"
 	"os/exec"
 
+	"github.com/mmgate/mmgate/family"
 	"github.com/mmgate/mmgate/internal/cpupool"
 	"github.com/mmgate/mmgate/internal/videoprep"
 	"github.com/mmgate/mmgate/media/video"
 	"github.com/mmgate/mmgate/vision"
-	"github.com/mmgate/mmgate/vision/qwenvl"
 )
 
 // This file answers: how does `mmgate preprocess` handle a video? A file
@@ -49,8 +49,8 @@ func (vf *videoFlags) validate() string {
 		return "--fps, --num-frames and --total-pixels must not be negative"
 	case vf.fps != 0 && vf.numFrames != 0:
 		return "--fps and --num-frames exclude each other"
-	case vf.numFrames > qwenvl.MaxVideoFrames:
-		return fmt.Sprintf("--num-frames must be at most %d", qwenvl.MaxVideoFrames)
+	case vf.numFrames > vision.MaxVideoFrames:
+		return fmt.Sprintf("--num-frames must be at most %d", vision.MaxVideoFrames)
 	}
 	return ""
 }
@@ -72,20 +72,24 @@ func isWebP(data []byte) bool {
 	return len(data) >= 12 && bytes.Equal(data[:4], []byte("RIFF")) && bytes.Equal(data[8:12], []byte("WEBP"))
 }
 
-// newVideoPreprocessor builds the video pipeline for the model of proc (the
-// image path's processor). It uses its own processor with the same
-// configuration: the image path's memory-releasing resizer would force a
-// collection per large frame. workers bounds the frames processed at the
-// same time; one video is processed at a time. The frames are resized and
-// patchified on threads of the gateway's default media priority
-// (SCHED_IDLE, else nice 10), so that FFmpeg's decode, the critical path,
-// has the CPU whenever it wants it; the returned function stops them.
-func newVideoPreprocessor(proc *qwenvl.Processor, workers int, vf *videoFlags) (*videoprep.Preprocessor, func(), error) {
-	cfg := proc.Config()
-	vproc, err := qwenvl.New(&cfg, qwenvl.Options{})
+// modelVideoPreprocessor builds the video pipeline of model with its own
+// video processor: the image path's memory-releasing resizer would force a
+// collection per large frame.
+func modelVideoPreprocessor(model family.Model, workers int, vf *videoFlags) (*videoprep.Preprocessor, func(), error) {
+	proc, err := model.VideoProcessor(vision.ProcessorOptions{})
 	if err != nil {
 		return nil, nil, err
 	}
+	return newVideoPreprocessor(proc, workers, vf)
+}
+
+// newVideoPreprocessor builds the video pipeline on proc. workers bounds
+// the frames processed at the same time; one video is processed at a time.
+// The frames are resized and patchified on threads of the gateway's default
+// media priority (SCHED_IDLE, else nice 10), so that FFmpeg's decode, the
+// critical path, has the CPU whenever it wants it; the returned function
+// stops them.
+func newVideoPreprocessor(proc vision.VideoProcessor, workers int, vf *videoFlags) (*videoprep.Preprocessor, func(), error) {
 	dec, err := video.New(video.Options{AllowGIF: vf.asVideo})
 	if err != nil {
 		return nil, nil, err
@@ -94,7 +98,7 @@ func newVideoPreprocessor(proc *qwenvl.Processor, workers int, vf *videoFlags) (
 	if err != nil {
 		return nil, nil, err
 	}
-	vp, err := videoprep.New(videoprep.Options{Decoder: dec, Processor: vproc, Concurrency: 1, Workers: workers, Run: pool.Run})
+	vp, err := videoprep.New(videoprep.Options{Decoder: dec, Processor: proc, Concurrency: 1, Workers: workers, Run: pool.Run})
 	if err != nil {
 		pool.Close()
 		return nil, nil, err
@@ -102,10 +106,11 @@ func newVideoPreprocessor(proc *qwenvl.Processor, workers int, vf *videoFlags) (
 	return vp, pool.Close, nil
 }
 
-// preprocessVideoLine is the JSON line of one accepted video.
+// preprocessVideoLine is the JSON line of one accepted video; the family's
+// extras follow "file" (preprocess_line.go).
 type preprocessVideoLine struct {
 	File            string             `json:"file"`
-	GridTHW         []int64            `json:"grid_thw"`
+	Extras          []family.Field     `json:"-"`
 	Tokens          int                `json:"tokens"`
 	Shape           []int              `json:"shape"`
 	DType           string             `json:"dtype"`
@@ -118,13 +123,14 @@ type preprocessVideoLine struct {
 	SHA256          string             `json:"sha256,omitempty"`
 }
 
-// preprocessVideo runs one video and returns its JSON line (a
-// preprocessVideoLine, or a preprocessError when the input is refused). The
-// tensor lives in memory mapped for it alone and is unmapped before
+// preprocessVideo runs one video through m.videos and returns its JSON line
+// (a preprocessVideoLine, or a preprocessError when the input is refused).
+// The tensor lives in memory mapped for it alone and is unmapped before
 // returning, after the optional hash and .npy file. f.minPixels and
 // f.maxPixels are the video processor's min/max pixels.
-func preprocessVideo(ctx context.Context, vp *videoprep.Preprocessor, f preprocessFlags, vf *videoFlags, name string, data []byte, npyPath string) any {
+func preprocessVideo(ctx context.Context, m preprocessMedia, f preprocessFlags, name string, data []byte, npyPath string) any {
 	refuse := func(err error) any { return preprocessError{File: name, Error: err.Error()} }
+	vp, vf := m.videos, m.video
 	if vp == nil {
 		return refuse(errors.New("video input is not available"))
 	}
@@ -152,17 +158,16 @@ func preprocessVideo(ctx context.Context, vp *videoprep.Preprocessor, f preproce
 		}
 		return refuse(err)
 	}
-	g := res.GridTHW()
 	p := res.Plan
 	line := preprocessVideoLine{
-		File:    name,
-		GridTHW: []int64{g[0], g[1], g[2]},
-		Tokens:  res.Tokens(),
-		Shape:   res.Shape(),
-		DType:   res.DType.String(),
-		Exact:   true, // FFmpeg's rgb24 frames are the reference's by definition
-		Frames:  p.Indices,
-		FPS:     res.Info.FPS,
+		File:   name,
+		Extras: m.model.Extras(family.VideoItem(&p)),
+		Tokens: res.Tokens(),
+		Shape:  res.Shape(),
+		DType:  res.DType.String(),
+		Exact:  true, // FFmpeg's rgb24 frames are the reference's by definition
+		Frames: p.Indices,
+		FPS:    res.Info.FPS,
 		TimingsMS: preprocessTimingMS{
 			Decode:            ms(res.Timings.Probe + res.Timings.Decode),
 			Resize:            ms(res.Timings.Resize),

@@ -9,8 +9,8 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/mmgate/mmgate/family/builtin"
 	"github.com/mmgate/mmgate/tensor"
-	"github.com/mmgate/mmgate/vision/qwenvl"
 )
 
 var videoClips = filepath.Join("..", "..", "media", "video", "testdata")
@@ -107,23 +107,27 @@ func TestPreprocessVideoGolden(t *testing.T) {
 				continue
 			}
 			t.Run(c.Model, func(t *testing.T) {
-				proc, err := qwenvl.Load(c.Model)
+				model, err := builtin.New().Open(c.Model)
 				if err != nil {
 					t.Fatal(err)
 				}
 				vf := &videoFlags{}
-				vp, stop, err := newVideoPreprocessor(proc, 2, vf)
+				vp, stop, err := modelVideoPreprocessor(model, 2, vf)
 				if err != nil {
 					t.Fatal(err)
 				}
 				defer stop()
 				f := preprocessFlags{model: c.Model, dtype: tensor.Float32, hash: true}
-				got := preprocessVideo(context.Background(), vp, f, vf, "in.mp4", data, "")
+				got := preprocessVideo(context.Background(), preprocessMedia{model: model, videos: vp, video: vf}, f, "in.mp4", data, "")
 				line, ok := got.(preprocessVideoLine)
 				if !ok {
 					t.Fatalf("refused: %+v", got)
 				}
-				if line.SHA256 != c.SHA256 || !slices.Equal(line.Frames, c.Indices) || !slices.Equal(line.GridTHW, c.GridTHW) ||
+				var gridTHW []int64
+				if len(line.Extras) == 1 && line.Extras[0].Key == "grid_thw" {
+					gridTHW, _ = line.Extras[0].Value.([]int64)
+				}
+				if line.SHA256 != c.SHA256 || !slices.Equal(line.Frames, c.Indices) || !slices.Equal(gridTHW, c.GridTHW) ||
 					line.Tokens != c.Tokens || line.FPS != fc.FPS || !slices.Equal(line.Timestamps, c.Timestamps) {
 					t.Errorf("line %+v\nwant %+v", line, c)
 				}

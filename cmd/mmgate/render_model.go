@@ -4,17 +4,18 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
+	"slices"
 
 	"github.com/mmgate/mmgate/chattemplate"
+	"github.com/mmgate/mmgate/family"
+	"github.com/mmgate/mmgate/family/builtin"
 	"github.com/mmgate/mmgate/internal/pipeline"
 	"github.com/mmgate/mmgate/internal/videoprep"
 	"github.com/mmgate/mmgate/media"
 	"github.com/mmgate/mmgate/media/fetch"
 	"github.com/mmgate/mmgate/prompt"
 	"github.com/mmgate/mmgate/tokenizer"
-	"github.com/mmgate/mmgate/vision/qwenvl"
+	"github.com/mmgate/mmgate/vision"
 )
 
 // This file answers: how does `render` turn a request into a prompt, ids
@@ -24,14 +25,16 @@ import (
 type renderModel struct {
 	templates *chattemplate.Set
 	tok       *tokenizer.Tokenizer
+	model     family.Model
 	specials  *prompt.Specials
-	proc      *qwenvl.Processor
+	images    vision.Processor        // nil: the model takes no images
 	video     *videoprep.Preprocessor // nil: the model takes no video
 	decoder   *media.Decoder
 	fetcher   *fetch.Fetcher
 	order     prompt.MediaOrder
 }
 
+// loadRenderModel loads the model folder dir with the built-in families.
 func loadRenderModel(dir string, order prompt.MediaOrder) (*renderModel, error) {
 	set, err := chattemplate.Load(dir, chattemplate.Options{})
 	if err != nil {
@@ -41,19 +44,21 @@ func loadRenderModel(dir string, order prompt.MediaOrder) (*renderModel, error) 
 	if err != nil {
 		return nil, err
 	}
-	cfg, err := os.ReadFile(filepath.Join(dir, "config.json"))
-	if err != nil {
-		return nil, fmt.Errorf("render: %w", err)
-	}
-	sp, err := prompt.ReadSpecials(cfg, tok)
+	m, err := builtin.New().Load(dir)
 	if err != nil {
 		return nil, err
 	}
-	proc, err := qwenvl.Load(dir)
+	sp, err := m.Specials(tok)
 	if err != nil {
 		return nil, err
 	}
-	vp, err := newRenderVideo(proc, sp)
+	var images vision.Processor
+	if slices.Contains(m.Modalities(), vision.Image) {
+		if images, err = m.ImageProcessor(vision.ProcessorOptions{}); err != nil {
+			return nil, err
+		}
+	}
+	vp, err := newRenderVideo(m)
 	if err != nil {
 		return nil, err
 	}
@@ -66,7 +71,24 @@ func loadRenderModel(dir string, order prompt.MediaOrder) (*renderModel, error) 
 	if err != nil {
 		return nil, err
 	}
-	return &renderModel{templates: set, tok: tok, specials: sp, proc: proc, video: vp, decoder: dec, fetcher: fetcher, order: order}, nil
+	return &renderModel{templates: set, tok: tok, model: m, specials: sp, images: images, video: vp, decoder: dec, fetcher: fetcher, order: order}, nil
+}
+
+// imageExpansion plans the image in data from its header and returns its
+// layout in the prompt.
+func (m *renderModel) imageExpansion(data []byte, ov vision.Overrides) (prompt.Expansion, error) {
+	if m.images == nil {
+		return prompt.Expansion{}, fmt.Errorf("this model takes no images: %w", vision.ErrUnsupported)
+	}
+	h, err := m.decoder.Probe(data)
+	if err != nil {
+		return prompt.Expansion{}, err
+	}
+	p, err := m.images.PlanImage(h.Width, h.Height, ov)
+	if err != nil {
+		return prompt.Expansion{}, err
+	}
+	return m.model.Expansion(family.ImageItem(p)), nil
 }
 
 type renderPlaceholder struct {
@@ -121,15 +143,9 @@ func (m *renderModel) render(ctx context.Context, body []byte) (*renderOutput, e
 			}
 			continue
 		}
-		h, err := m.decoder.Probe(md.Bytes)
-		if err != nil {
+		if exp[i], err = m.imageExpansion(md.Bytes, ov); err != nil {
 			return nil, fmt.Errorf("%s: %w", it.Param, err)
 		}
-		p, err := m.proc.PlanImage(h.Width, h.Height, ov)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", it.Param, err)
-		}
-		exp[i].Tokens = p.Tokens
 	}
 	res, err := prompt.Render(tmpl, m.tok, m.specials, plan, exp)
 	if err != nil {

@@ -3,25 +3,30 @@ package main
 import (
 	"context"
 	"fmt"
+	"slices"
 
+	"github.com/mmgate/mmgate/family"
 	"github.com/mmgate/mmgate/internal/videoprep"
 	"github.com/mmgate/mmgate/media/video"
 	"github.com/mmgate/mmgate/prompt"
 	"github.com/mmgate/mmgate/vision"
-	"github.com/mmgate/mmgate/vision/qwenvl"
 )
 
 // This file answers: how does `render` size a video? It probes the data:
 // URL's bytes with FFmpeg and plans the video as the gateway does (sampled
 // frames, resized size, grid, timestamps) without processing any pixel,
-// then lays the placeholders out with prompt.VideoExpansion, the gateway's
+// then lays the placeholders out as the model's family says, the gateway's
 // rule.
 
-// newRenderVideo builds the video planner of a model whose config names a
-// video pad token; nil when it names none.
-func newRenderVideo(proc *qwenvl.Processor, sp *prompt.Specials) (*videoprep.Preprocessor, error) {
-	if _, ok := sp.Pad[prompt.Video]; !ok {
+// newRenderVideo builds the video planner of a model that takes videos; nil
+// when it takes none.
+func newRenderVideo(m family.Model) (*videoprep.Preprocessor, error) {
+	if !slices.Contains(m.Modalities(), vision.Video) {
 		return nil, nil
+	}
+	proc, err := m.VideoProcessor(vision.ProcessorOptions{})
+	if err != nil {
+		return nil, err
 	}
 	dec, err := video.New(video.Options{})
 	if err != nil {
@@ -42,5 +47,5 @@ func (m *renderModel) videoExpansion(ctx context.Context, data []byte, o vision.
 	if err != nil {
 		return prompt.Expansion{}, err
 	}
-	return prompt.VideoExpansion(p.Timestamps, p.GridT, p.GridH, p.GridW, m.proc.Config().MergeSize), nil
+	return m.model.Expansion(family.VideoItem(&p)), nil
 }

@@ -111,7 +111,7 @@ func (r *Result) GridTHW() [3]int64 { return r.Plan.GridTHW() }
 // Tokens is the number of placeholder tokens the image expands to.
 func (r *Result) Tokens() int { return r.Plan.Tokens }
 
-// Shape is the pixel_values shape [rows, cols].
+// Shape is the pixel_values shape (Plan.Shape).
 func (r *Result) Shape() []int { return r.Plan.Shape() }
 
 // Destination applies the defaults of a request's output: dtype Float32

@@ -6,46 +6,68 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/mmgate/mmgate/chattemplate"
+	"github.com/mmgate/mmgate/family"
+	"github.com/mmgate/mmgate/family/builtin"
 	"github.com/mmgate/mmgate/internal/imageprep"
 	"github.com/mmgate/mmgate/internal/videoprep"
 	"github.com/mmgate/mmgate/media/video"
 	"github.com/mmgate/mmgate/prompt"
 	"github.com/mmgate/mmgate/tokenizer"
-	"github.com/mmgate/mmgate/vision/qwenvl"
+	"github.com/mmgate/mmgate/vision"
 )
 
 // Assets are the gateway-side files of one model: tokenizer, chat templates,
-// media special tokens and the image preprocessor. They are immutable once
-// loaded and shared by every request for that model.
+// the model's family (media special tokens, processors, prompt and wire
+// layout) and its image and video pipelines. They are immutable once loaded
+// and shared by every request for that model.
 type Assets struct {
 	Dir       string
 	Tokenizer *tokenizer.Tokenizer
 	Templates *chattemplate.Set
+	Model     family.Model
 	Specials  *prompt.Specials
-	Prep      *imageprep.Preprocessor
-	Processor *qwenvl.Processor
+	// Prep preprocesses images; nil when the model takes none.
+	Prep *imageprep.Preprocessor
 	// VideoPrep preprocesses videos; nil when the model or this process
 	// (no FFmpeg) cannot.
 	VideoPrep *videoprep.Preprocessor
-	// ProcessorKey identifies the processor configuration in cache keys.
+	// ProcessorKey identifies the processor configuration in cache keys:
+	// the family's name and its key of the configuration.
 	ProcessorKey string
 	// EOS are the model's end-of-sequence ids (generation_config.json and
 	// config.json), used as stop ids.
 	EOS []uint32
 	// ContextLength from config.json (0 if unknown; the worker's value wins).
 	ContextLength int
-	// ModelType is config.json's model_type (it picks the output format
-	// for tool calls and reasoning).
-	ModelType string
 }
 
-// LoadAssets reads a model folder. dec is the shared image decoder;
-// concurrency bounds decode+preprocess across all requests. run, when not
-// nil, runs each video frame's resize and patchify (the heavy pool's Run);
-// frames of one video then go through it in parallel, up to GOMAXPROCS.
-func LoadAssets(dir string, dec imageprep.Decoder, vdec *video.Decoder, concurrency, workers int, run func(context.Context, func()) error) (*Assets, error) {
+// AssetOptions say how LoadAssets builds a model's media pipelines.
+type AssetOptions struct {
+	// Families match the folder's config.json; nil means the built-in
+	// families.
+	Families *family.Registry
+	// Decoder is the shared image decoder (required for a model that takes
+	// images).
+	Decoder imageprep.Decoder
+	// Video decodes videos; nil: the model takes no video here.
+	Video *video.Decoder
+	// Concurrency bounds decode+preprocess across all requests (0:
+	// GOMAXPROCS).
+	Concurrency int
+	// Workers bounds one image's processing goroutines (0: GOMAXPROCS).
+	Workers int
+	// Run, when not nil, runs each video frame's resize and patchify (the
+	// heavy pool's Run); frames of one video then go through it in
+	// parallel, up to GOMAXPROCS.
+	Run func(context.Context, func()) error
+}
+
+// LoadAssets reads a model folder: tokenizer, templates, and the model its
+// family loads from config.json.
+func LoadAssets(dir string, o AssetOptions) (*Assets, error) {
 	tok, err := tokenizer.Load(dir)
 	if err != nil {
 		return nil, fmt.Errorf("pipeline: model %s: %w", dir, err)
@@ -58,40 +80,53 @@ func LoadAssets(dir string, dec imageprep.Decoder, vdec *video.Decoder, concurre
 	if err != nil {
 		return nil, fmt.Errorf("pipeline: model %s: %w", dir, err)
 	}
-	sp, err := prompt.ReadSpecials(cfg, tok)
+	reg := o.Families
+	if reg == nil {
+		reg = builtin.New()
+	}
+	m, err := reg.Load(dir)
 	if err != nil {
 		return nil, fmt.Errorf("pipeline: model %s: %w", dir, err)
 	}
-	a := &Assets{Dir: dir, Tokenizer: tok, Templates: set, Specials: sp}
-	a.EOS, a.ContextLength = readEOS(dir, cfg)
-	var mt struct {
-		ModelType string `json:"model_type"`
+	sp, err := m.Specials(tok)
+	if err != nil {
+		return nil, fmt.Errorf("pipeline: model %s: %w", dir, err)
 	}
-	json.Unmarshal(cfg, &mt)
-	a.ModelType = mt.ModelType
-	if len(sp.Pad) > 0 {
-		proc, err := qwenvl.Load(dir, qwenvl.Options{Workers: workers})
+	a := &Assets{Dir: dir, Tokenizer: tok, Templates: set, Model: m, Specials: sp, ProcessorKey: m.Family().Name() + ":" + m.ProcessorKey()}
+	a.EOS, a.ContextLength = readEOS(dir, cfg)
+	if err := a.loadMedia(o); err != nil {
+		return nil, fmt.Errorf("pipeline: model %s: %w", dir, err)
+	}
+	return a, nil
+}
+
+// loadMedia builds the image pipeline and, when the model takes videos and
+// this process decodes them, the video pipeline.
+func (a *Assets) loadMedia(o AssetOptions) error {
+	mods := a.Model.Modalities()
+	if slices.Contains(mods, vision.Image) {
+		proc, err := a.Model.ImageProcessor(vision.ProcessorOptions{Workers: o.Workers})
 		if err != nil {
-			return nil, fmt.Errorf("pipeline: model %s: %w", dir, err)
+			return err
 		}
-		prep, err := imageprep.New(imageprep.Options{Decoder: dec, Processor: proc, Concurrency: concurrency})
-		if err != nil {
-			return nil, err
+		if a.Prep, err = imageprep.New(imageprep.Options{Decoder: o.Decoder, Processor: proc, Concurrency: o.Concurrency}); err != nil {
+			return err
 		}
-		a.Processor, a.Prep = proc, prep
-		if _, hasVideo := sp.Pad[prompt.Video]; hasVideo && vdec != nil {
-			vo := videoprep.Options{Decoder: vdec, Processor: proc, Concurrency: 1, Workers: workers, Run: run}
-			if run != nil {
+	}
+	if slices.Contains(mods, vision.Video) && o.Video != nil {
+		// Without a video pipeline the model serves images and text; video
+		// parts are then refused as unsupported.
+		if proc, err := a.Model.VideoProcessor(vision.ProcessorOptions{Workers: o.Workers}); err == nil {
+			vo := videoprep.Options{Decoder: o.Video, Processor: proc, Concurrency: 1, Workers: o.Workers, Run: o.Run}
+			if o.Run != nil {
 				vo.Workers = 0
 			}
 			if vp, err := videoprep.New(vo); err == nil {
 				a.VideoPrep = vp
 			}
 		}
-		key, _ := json.Marshal(proc.Config())
-		a.ProcessorKey = string(key)
 	}
-	return a, nil
+	return nil
 }
 
 // readEOS collects eos ids from generation_config.json then config.json (top

@@ -2,10 +2,20 @@ package pipeline
 
 import (
 	"container/list"
+	"encoding/hex"
+	"strconv"
 	"sync"
 
+	"github.com/mmgate/mmgate/tensor"
 	"github.com/mmgate/mmgate/vision"
 )
+
+// tensorKey identifies a preprocessed image: its content hash, the
+// processor configuration (Assets.ProcessorKey, from the model's family),
+// the request's pixel bounds and the dtype.
+func tensorKey(hash [32]byte, processor string, ov vision.Overrides, dt tensor.DType) string {
+	return hex.EncodeToString(hash[:]) + "|" + processor + "|" + strconv.Itoa(ov.MinPixels) + "|" + strconv.Itoa(ov.MaxPixels) + "|" + dt.String()
+}
 
 // cached is a preprocessed image: its plan and its pixel_values bytes in one
 // dtype. Data is never modified once stored: inline transports share it, shm

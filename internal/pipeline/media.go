@@ -2,16 +2,14 @@ package pipeline
 
 import (
 	"context"
-	"encoding/binary"
-	"encoding/hex"
 	"fmt"
-	"strconv"
 	"sync"
 	"time"
 
 	"golang.org/x/sync/errgroup"
 
 	"github.com/mmgate/mmgate/engine"
+	"github.com/mmgate/mmgate/family"
 	"github.com/mmgate/mmgate/internal/cpupool"
 	"github.com/mmgate/mmgate/internal/imageprep"
 	"github.com/mmgate/mmgate/media/fetch"
@@ -29,7 +27,16 @@ type prepared struct {
 	video    *vision.VideoPlan // videos only
 	hash     [32]byte
 	encoder  *schedulerpb.TensorData
+	side     []family.NamedTensor // the family's side tensors of the item
 	path     shm.Path
+}
+
+// item is the planned item as the model's family sees it.
+func (pr *prepared) item() family.Item {
+	if pr.video != nil {
+		return family.VideoItem(pr.video)
+	}
+	return family.ImageItem(pr.plan)
 }
 
 // stageTimes accumulates per-stage wall time over a request's items.
@@ -140,6 +147,7 @@ func (p *Pipeline) prepareOne(ctx context.Context, a *Assets, item prompt.MediaI
 		return prepared{}, err
 	}
 	pr.encoder, pr.path = td, buf.Path()
+	pr.side = a.Model.SideTensors(pr.item())
 	return pr, nil
 }
 
@@ -164,7 +172,7 @@ func (p *Pipeline) observe(times *stageTimes, stage string, d time.Duration) {
 // cache or by decoding and processing them.
 func (p *Pipeline) preprocess(ctx context.Context, a *Assets, item prompt.MediaItem, data []byte, dt tensor.DType, route shm.Route, batch *shm.Batch, ov vision.Overrides, times *stageTimes) (prepared, *shm.Buffer, error) {
 	pr := prepared{modality: item.Modality, hash: prompt.ContentHash(data)}
-	key := hex.EncodeToString(pr.hash[:]) + "|" + a.ProcessorKey + "|" + strconv.Itoa(ov.MinPixels) + "|" + strconv.Itoa(ov.MaxPixels) + "|" + dt.String()
+	key := tensorKey(pr.hash, a.ProcessorKey, ov, dt)
 
 	var buf *shm.Buffer
 	if c, ok := p.cache.get(key); ok {
@@ -200,14 +208,4 @@ func (p *Pipeline) preprocess(ctx context.Context, a *Assets, item prompt.MediaI
 		p.cache.put(key, cached{plan: res.Plan, data: cpupool.Clone(buf.Bytes())})
 	}
 	return pr, buf, nil
-}
-
-// gridTensor is the int64 [1, 3] grid_thw side tensor, inline.
-func gridTensor(p vision.Plan) *schedulerpb.TensorData {
-	b := make([]byte, 24)
-	g := p.GridTHW()
-	for i, v := range g {
-		binary.LittleEndian.PutUint64(b[8*i:], uint64(v))
-	}
-	return &schedulerpb.TensorData{Shape: []uint32{1, 3}, Dtype: tensor.Int64.String(), Payload: &schedulerpb.TensorData_Inline{Inline: b}}
 }

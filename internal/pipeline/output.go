@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/mmgate/mmgate/chattemplate"
+	"github.com/mmgate/mmgate/family"
 	"github.com/mmgate/mmgate/internal/respparse"
 	"github.com/mmgate/mmgate/prompt"
 )
@@ -18,15 +19,17 @@ type outputMode struct {
 	forced *forcedTools // tool_choice required or named: the output is the call
 }
 
-// outputFor decides from the model family, the request's tools and
-// tool_choice, and the template: tool calls are extracted when the request
-// has tools and tool_choice is not "none"; reasoning when the template knows
-// <think> (and the output starts inside it when the prompt opened it).
+// outputFor decides from the model's family (its output format), the
+// request's tools and tool_choice, and the template: tool calls are
+// extracted when the request has tools and tool_choice is not "none";
+// reasoning when the template knows the family's think tag (and the output
+// starts inside it when the prompt opened it).
 func outputFor(a *Assets, req *prompt.Request, tmpl *chattemplate.Template, renderedPrompt string) outputMode {
-	f, ok := respparse.FormatFor(a.ModelType)
-	if !ok {
+	of := a.Model.Output()
+	if of == (family.OutputFormat{}) {
 		return outputMode{}
 	}
+	f := respparse.Format{ToolStart: of.ToolCallStart, ToolEnd: of.ToolCallEnd, ThinkStart: of.ThinkStart, ThinkEnd: of.ThinkEnd}
 	var o respparse.Options
 	if len(req.Tools) > 0 && string(req.Tools) != "null" && toolChoice(req.ToolChoice) != "none" {
 		o.Tools = true

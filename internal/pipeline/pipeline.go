@@ -13,6 +13,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/mmgate/mmgate/engine"
+	"github.com/mmgate/mmgate/family"
 	"github.com/mmgate/mmgate/internal/cpupool"
 	"github.com/mmgate/mmgate/internal/imageprep"
 	"github.com/mmgate/mmgate/internal/server"
@@ -30,6 +31,9 @@ type Options struct {
 	Decoder imageprep.Decoder
 	// Video decodes videos (FFmpeg); nil refuses video input.
 	Video *video.Decoder
+	// Families match each model folder to its family; nil means the
+	// built-in families.
+	Families *family.Registry
 
 	// ModelDir is the model folder used for every served model. Empty:
 	// each model's files come from its worker (GetTokenizer) into
@@ -144,7 +148,8 @@ func (p *Pipeline) assetsFor(ctx context.Context, model string) (*Assets, error)
 		if p.opts.Heavy != nil {
 			workers, run = 1, p.opts.Heavy.Run
 		}
-		slot.a, slot.err = LoadAssets(dir, p.opts.Decoder, p.opts.Video, p.opts.CPU, workers, run)
+		slot.a, slot.err = LoadAssets(dir, AssetOptions{Families: p.opts.Families, Decoder: p.opts.Decoder, Video: p.opts.Video,
+			Concurrency: p.opts.CPU, Workers: workers, Run: run})
 		if slot.err == nil {
 			p.log.Info("model files loaded", "model", model, "dir", dir)
 		}

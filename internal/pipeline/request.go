@@ -12,6 +12,7 @@ import (
 	"github.com/mmgate/mmgate/prompt"
 	commonpb "github.com/mmgate/mmgate/proto/common"
 	schedulerpb "github.com/mmgate/mmgate/proto/scheduler"
+	"github.com/mmgate/mmgate/tensor"
 )
 
 // errContext is a prompt that, with its max_tokens, does not fit the model.
@@ -143,8 +144,8 @@ func constraint(sp *schedulerpb.SamplingParams, raw json.RawMessage) error {
 	return nil
 }
 
-// mmInputs assembles the multimodal items: encoder input, grid, placeholder
-// ranges and pad id, content hash.
+// mmInputs assembles the multimodal items: encoder input, the family's side
+// tensors, placeholder ranges and pad id, content hash.
 func mmInputs(items []prepared, res *prompt.Result, sp *prompt.Specials) *schedulerpb.MultimodalInputs {
 	if len(items) == 0 {
 		return nil
@@ -155,14 +156,13 @@ func mmInputs(items []prepared, res *prompt.Result, sp *prompt.Specials) *schedu
 			Modality:             commonpb.Modality_IMAGE,
 			ContentHash:          append([]byte(nil), it.hash[:]...),
 			EncoderInput:         it.encoder,
-			ModelSpecificTensors: map[string]*schedulerpb.TensorData{"image_grid_thw": gridTensor(it.plan)},
+			ModelSpecificTensors: make(map[string]*schedulerpb.TensorData, len(it.side)),
 		}
 		if it.video != nil {
 			mi.Modality = commonpb.Modality_VIDEO
-			mi.ModelSpecificTensors = map[string]*schedulerpb.TensorData{"video_grid_thw": gridTensor(it.plan)}
-			if ts := it.video.SecondPerGridTS; ts > 0 {
-				mi.ModelSpecificTensors["second_per_grid_ts"] = float32Tensor(float32(ts))
-			}
+		}
+		for _, t := range it.side {
+			mi.ModelSpecificTensors[t.Name] = inlineTensor(t.Tensor)
 		}
 		if pad, ok := sp.Pad[it.modality]; ok {
 			id := pad.ID
@@ -176,6 +176,15 @@ func mmInputs(items []prepared, res *prompt.Result, sp *prompt.Specials) *schedu
 		out.Items = append(out.Items, mi)
 	}
 	return out
+}
+
+// inlineTensor is a side tensor sent inline.
+func inlineTensor(t tensor.Tensor) *schedulerpb.TensorData {
+	shape := make([]uint32, len(t.Shape))
+	for i, d := range t.Shape {
+		shape[i] = uint32(d)
+	}
+	return &schedulerpb.TensorData{Shape: shape, Dtype: t.DType.String(), Payload: &schedulerpb.TensorData_Inline{Inline: t.Data}}
 }
 
 // workerRequestID is the id a request has at the worker: the gateway's

@@ -2,13 +2,10 @@ package pipeline
 
 import (
 	"context"
-	"encoding/binary"
 	"fmt"
-	"math"
 
 	"github.com/mmgate/mmgate/internal/videoprep"
 	"github.com/mmgate/mmgate/prompt"
-	schedulerpb "github.com/mmgate/mmgate/proto/scheduler"
 	"github.com/mmgate/mmgate/shm"
 	"github.com/mmgate/mmgate/tensor"
 	"github.com/mmgate/mmgate/vision"
@@ -87,30 +84,15 @@ func (p *Pipeline) prepareVideo(ctx context.Context, a *Assets, item prompt.Medi
 		return prepared{}, err
 	}
 	pr.encoder, pr.path = td, buf.Path()
+	pr.side = a.Model.SideTensors(pr.item())
 	return pr, nil
 }
 
-// expansions says how many pad tokens each item takes: a count, or for a
-// timestamped (Qwen3-VL) video one group per temporal group.
+// expansions lays each item out in the prompt as the model's family says.
 func expansions(items []prepared, a *Assets) []prompt.Expansion {
 	exp := make([]prompt.Expansion, len(items))
-	merge := 2
-	if a.Processor != nil {
-		merge = a.Processor.Config().MergeSize
-	}
-	for i, it := range items {
-		if v := it.video; v != nil {
-			exp[i] = prompt.VideoExpansion(v.Timestamps, v.GridT, v.GridH, v.GridW, merge)
-			continue
-		}
-		exp[i] = prompt.Expansion{Tokens: it.plan.Tokens}
+	for i := range items {
+		exp[i] = a.Model.Expansion(items[i].item())
 	}
 	return exp
-}
-
-// float32Tensor is a one-value float32 [1] side tensor, inline.
-func float32Tensor(v float32) *schedulerpb.TensorData {
-	b := make([]byte, 4)
-	binary.LittleEndian.PutUint32(b, math.Float32bits(v))
-	return &schedulerpb.TensorData{Shape: []uint32{1}, Dtype: tensor.Float32.String(), Payload: &schedulerpb.TensorData_Inline{Inline: b}}
 }

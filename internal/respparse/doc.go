@@ -8,8 +8,8 @@
 // final: text that could still be the start of a tag is held back, and a tool
 // call is released once its block is closed and its JSON is valid. Malformed
 // JSON inside a block is never an error: the block is passed through as
-// content. The formats are data (Format); FormatFor picks one from a model's
-// config.json model_type.
+// content. The formats are data (Format); the model's family gives the
+// tags (family.OutputFormat).
 //
 // A Parser is for one choice of one request and is not safe for concurrent
 // use.

@@ -9,22 +9,11 @@ import (
 	"unicode"
 )
 
-// Format names the tags of a model family's output.
+// Format names the tags of a model family's output (the model's family
+// says which: package family's OutputFormat).
 type Format struct {
 	ToolStart, ToolEnd   string // "" when the family has no tool-call format
 	ThinkStart, ThinkEnd string // "" when the family has no reasoning tags
-}
-
-// Qwen is the format of Qwen2, Qwen2.5, Qwen3 and their VL models.
-var qwen = Format{ToolStart: "<tool_call>", ToolEnd: "</tool_call>", ThinkStart: "<think>", ThinkEnd: "</think>"}
-
-// FormatFor returns the output format of a config.json model_type, and
-// whether one is known.
-func FormatFor(modelType string) (Format, bool) {
-	if strings.HasPrefix(modelType, "qwen") {
-		return qwen, true
-	}
-	return Format{}, false
 }
 
 // Options choose what a Parser extracts.

@@ -74,15 +74,6 @@ func TestToolCallsAndReasoning(t *testing.T) {
 	}
 }
 
-func TestFormatFor(t *testing.T) {
-	if _, ok := FormatFor("qwen3_vl"); !ok {
-		t.Error("qwen3_vl has no format")
-	}
-	if _, ok := FormatFor("llama"); ok {
-		t.Error("llama has a format")
-	}
-}
-
 func FuzzParser(f *testing.F) {
 	f.Add("<think>a</think>b<tool_call>{\"name\":\"x\",\"arguments\":{}}</tool_call>c", 3)
 	f.Add("<tool_call>{bad</tool_call>", 1)

@@ -112,7 +112,7 @@ func (r *Result) GridTHW() [3]int64 { return r.Plan.GridTHW() }
 // Tokens is the number of video pad tokens.
 func (r *Result) Tokens() int { return r.Plan.Tokens }
 
-// Shape is the pixel_values_videos shape [rows, cols].
+// Shape is the pixel_values_videos shape (Plan.Shape).
 func (r *Result) Shape() []int { return r.Plan.Shape() }
 
 // Plan opens and probes req.Data and plans it without decoding any frame

@@ -356,6 +356,24 @@ func LoadConfig(dir string) (*Config, error) {
 		_ = json.Unmarshal(data, &pc)
 		modelType = modelTypeFromClass(pc.ProcessorClass)
 	}
+	return loadFolder(dir, data, modelType)
+}
+
+// LoadFolder reads a model folder's preprocessor_config.json (required) and
+// video_preprocessor_config.json (optional) for a model type the caller has
+// already decided (a family registry matched config.json); config.json is
+// not read.
+func LoadFolder(dir, modelType string) (*Config, error) {
+	data, err := os.ReadFile(filepath.Join(dir, "preprocessor_config.json"))
+	if err != nil {
+		return nil, fmt.Errorf("qwenvl: load %s: %v: %w", dir, err, vision.ErrBadOptions)
+	}
+	return loadFolder(dir, data, modelType)
+}
+
+// loadFolder parses the image configuration data and the folder's optional
+// video configuration, and validates the result.
+func loadFolder(dir string, data []byte, modelType string) (*Config, error) {
 	cfg, err := ParseImageConfig(data, modelType)
 	if err != nil {
 		return nil, fmt.Errorf("qwenvl: load %s: %w", dir, err)

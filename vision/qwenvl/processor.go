@@ -13,28 +13,15 @@ import (
 )
 
 // Resizer resizes RGB images; *resample.Resizer implements it.
-type Resizer interface {
-	ResizeInto(ctx context.Context, dst, src *imaging.RGB, f resample.Filter) error
-}
+type Resizer = vision.Resizer
 
-// Options configure a Processor. The zero value means the defaults.
-type Options struct {
-	// Workers bounds the goroutines of one ProcessImage call's
-	// normalize+patchify stage. 0 means GOMAXPROCS; 1 runs serially. The
-	// output does not depend on it.
-	Workers int
-	// Resizer performs the resize stage. nil means a resample.Resizer with
-	// the same Workers.
-	Resizer Resizer
-	// PixelLimit is the largest resized width×height a plan may have
-	// (a guard against huge per-request min_pixels); over it PlanImage
-	// fails with vision.ErrTooLarge. 0 means DefaultPixelLimit.
-	PixelLimit int
-}
+// Options configure a Processor (vision.ProcessorOptions). The zero value
+// means the defaults.
+type Options = vision.ProcessorOptions
 
 // DefaultPixelLimit is the default Options.PixelLimit: 64 Mpx, above every
 // published max_pixels.
-const DefaultPixelLimit = 1 << 26
+const DefaultPixelLimit = vision.DefaultPixelLimit
 
 // Processor is the Qwen-VL image processor for one configuration. It
 // implements vision.Processor and is safe for concurrent use.

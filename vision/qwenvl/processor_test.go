@@ -285,18 +285,6 @@ func TestProcessImageConcurrent(t *testing.T) {
 	}
 }
 
-func TestRegistryWithProcessors(t *testing.T) {
-	q25, q3 := mustLoad(t, "qwen2.5-vl"), mustLoad(t, "qwen3-vl")
-	r, err := vision.NewRegistry(q25, q3)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, err := r.Lookup(ModelQwen3VL)
-	if err != nil || got != vision.Processor(q3) {
-		t.Errorf("Lookup: %v, %v", got, err)
-	}
-}
-
 func mustLoad(t testing.TB, name string) *Processor {
 	t.Helper()
 	p, err := Load(name)

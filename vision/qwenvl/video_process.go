@@ -23,7 +23,7 @@ import (
 // MaxVideoFrames is the most sampled frames a video plan may hold; more
 // (for example a request num_frames over it) is refused with
 // vision.ErrTooLarge.
-const MaxVideoFrames = 768
+const MaxVideoFrames = vision.MaxVideoFrames
 
 var _ vision.VideoProcessor = (*Processor)(nil)
 
