@@ -21,4 +21,5 @@ PATH="$bin:$PATH" protoc \
 	--descriptor_set_in="$bin/wkt.binpb" \
 	--go_out=. --go_opt=module=github.com/mmgate/mmgate \
 	--go-grpc_out=. --go-grpc_opt=module=github.com/mmgate/mmgate \
-	proto/common.proto proto/tokenspeed_scheduler.proto
+	proto/common.proto proto/tokenspeed_scheduler.proto \
+	proto/vllm_engine.proto proto/sglang_scheduler.proto
