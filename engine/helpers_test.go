@@ -15,6 +15,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"google.golang.org/grpc"
 
+	"github.com/mmgate/mmgate/engine/tokenspeed/tensordata"
 	"github.com/mmgate/mmgate/internal/demomodel"
 	commonpb "github.com/mmgate/mmgate/proto/common"
 	schedulerpb "github.com/mmgate/mmgate/proto/scheduler"
@@ -217,7 +218,7 @@ func imageRequest(t testing.TB, rid string, w *Worker, batch *shm.Batch, gh, gw 
 	}
 	var td *schedulerpb.TensorData
 	if buf != nil {
-		td, err = buf.TensorData(dt, []int{rows, 1536})
+		td, err = tensordata.Seal(buf, dt, []int{rows, 1536})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -12,6 +12,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/mmgate/mmgate/engine"
+	"github.com/mmgate/mmgate/engine/tokenspeed/tensordata"
 	"github.com/mmgate/mmgate/internal/cpupool"
 	"github.com/mmgate/mmgate/internal/imageprep"
 	"github.com/mmgate/mmgate/media/fetch"
@@ -135,7 +136,7 @@ func (p *Pipeline) prepareOne(ctx context.Context, a *Assets, item prompt.MediaI
 	if err != nil {
 		return prepared{}, err
 	}
-	td, err := buf.TensorData(dt, pr.plan.Shape())
+	td, err := tensordata.Seal(buf, dt, pr.plan.Shape())
 	if err != nil {
 		return prepared{}, err
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/mmgate/mmgate/engine/tokenspeed/tensordata"
 	"github.com/mmgate/mmgate/internal/videoprep"
 	"github.com/mmgate/mmgate/prompt"
 	schedulerpb "github.com/mmgate/mmgate/proto/scheduler"
@@ -82,7 +83,7 @@ func (p *Pipeline) prepareVideo(ctx context.Context, a *Assets, item prompt.Medi
 	p.observe(times, "normalize_patchify", res.Timings.NormalizePatchify)
 	vp := res.Plan
 	pr := prepared{modality: prompt.Video, plan: vp.Plan, video: &vp, hash: prompt.ContentHash(data)}
-	td, err := buf.TensorData(dt, vp.Shape())
+	td, err := tensordata.Seal(buf, dt, vp.Shape())
 	if err != nil {
 		return prepared{}, err
 	}
