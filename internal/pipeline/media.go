@@ -12,12 +12,11 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/mmgate/mmgate/engine"
-	"github.com/mmgate/mmgate/engine/tokenspeed/tensordata"
+	"github.com/mmgate/mmgate/engine/protocol"
 	"github.com/mmgate/mmgate/internal/cpupool"
 	"github.com/mmgate/mmgate/internal/imageprep"
 	"github.com/mmgate/mmgate/media/fetch"
 	"github.com/mmgate/mmgate/prompt"
-	schedulerpb "github.com/mmgate/mmgate/proto/scheduler"
 	"github.com/mmgate/mmgate/shm"
 	"github.com/mmgate/mmgate/tensor"
 	"github.com/mmgate/mmgate/vision"
@@ -29,7 +28,7 @@ type prepared struct {
 	plan     vision.Plan
 	video    *vision.VideoPlan // videos only
 	hash     [32]byte
-	encoder  *schedulerpb.TensorData
+	input    protocol.Tensor // the encoder input
 	path     shm.Path
 }
 
@@ -136,11 +135,10 @@ func (p *Pipeline) prepareOne(ctx context.Context, a *Assets, item prompt.MediaI
 	if err != nil {
 		return prepared{}, err
 	}
-	td, err := tensordata.Seal(buf, dt, pr.plan.Shape())
-	if err != nil {
+	if pr.input, err = placed(buf, "pixel_values", dt, pr.plan.Shape()); err != nil {
 		return prepared{}, err
 	}
-	pr.encoder, pr.path = td, buf.Path()
+	pr.path = buf.Path()
 	return pr, nil
 }
 
@@ -204,11 +202,21 @@ func (p *Pipeline) preprocess(ctx context.Context, a *Assets, item prompt.MediaI
 }
 
 // gridTensor is the int64 [1, 3] grid_thw side tensor, inline.
-func gridTensor(p vision.Plan) *schedulerpb.TensorData {
+func gridTensor(name string, p vision.Plan) protocol.Tensor {
 	b := make([]byte, 24)
 	g := p.GridTHW()
 	for i, v := range g {
 		binary.LittleEndian.PutUint64(b[8*i:], uint64(v))
 	}
-	return &schedulerpb.TensorData{Shape: []uint32{1, 3}, Dtype: tensor.Int64.String(), Payload: &schedulerpb.TensorData_Inline{Inline: b}}
+	return protocol.InlineTensor(name, tensor.Int64, []int{1, 3}, b)
+}
+
+// placed is the encoder input filled into buf (sealed when in shared
+// memory).
+func placed(buf *shm.Buffer, name string, dt tensor.DType, shape []int) (protocol.Tensor, error) {
+	p, err := buf.Payload(dt, shape)
+	if err != nil {
+		return protocol.Tensor{}, err
+	}
+	return protocol.Tensor{Name: name, DType: dt, Shape: shape, Payload: p}, nil
 }

@@ -6,10 +6,9 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/mmgate/mmgate/engine/tokenspeed/tensordata"
+	"github.com/mmgate/mmgate/engine/protocol"
 	"github.com/mmgate/mmgate/internal/videoprep"
 	"github.com/mmgate/mmgate/prompt"
-	schedulerpb "github.com/mmgate/mmgate/proto/scheduler"
 	"github.com/mmgate/mmgate/shm"
 	"github.com/mmgate/mmgate/tensor"
 	"github.com/mmgate/mmgate/vision"
@@ -83,11 +82,10 @@ func (p *Pipeline) prepareVideo(ctx context.Context, a *Assets, item prompt.Medi
 	p.observe(times, "normalize_patchify", res.Timings.NormalizePatchify)
 	vp := res.Plan
 	pr := prepared{modality: prompt.Video, plan: vp.Plan, video: &vp, hash: prompt.ContentHash(data)}
-	td, err := tensordata.Seal(buf, dt, vp.Shape())
-	if err != nil {
+	if pr.input, err = placed(buf, "pixel_values_videos", dt, vp.Shape()); err != nil {
 		return prepared{}, err
 	}
-	pr.encoder, pr.path = td, buf.Path()
+	pr.path = buf.Path()
 	return pr, nil
 }
 
@@ -110,8 +108,8 @@ func expansions(items []prepared, a *Assets) []prompt.Expansion {
 }
 
 // float32Tensor is a one-value float32 [1] side tensor, inline.
-func float32Tensor(v float32) *schedulerpb.TensorData {
+func float32Tensor(name string, v float32) protocol.Tensor {
 	b := make([]byte, 4)
 	binary.LittleEndian.PutUint32(b, math.Float32bits(v))
-	return &schedulerpb.TensorData{Shape: []uint32{1}, Dtype: tensor.Float32.String(), Payload: &schedulerpb.TensorData_Inline{Inline: b}}
+	return protocol.InlineTensor(name, tensor.Float32, []int{1}, b)
 }
