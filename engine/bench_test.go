@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/mmgate/mmgate/engine/builtin"
 	"github.com/mmgate/mmgate/vision"
 )
 
@@ -13,7 +14,7 @@ func BenchmarkPick(b *testing.B) {
 	pool := newPool(b, dir, nil)
 	a := startWorker(b, "tcp", dir, nil).url
 	c := startWorker(b, "unix", dir, nil).url
-	e, err := New(Options{Workers: []WorkerConfig{{URL: a}, {URL: c}}, Pool: pool})
+	e, err := New(Options{Protocols: builtin.Protocols(), Workers: []WorkerConfig{{URL: a}, {URL: c}}, Pool: pool})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -42,7 +43,7 @@ func BenchmarkGenerate(b *testing.B) {
 			dir := b.TempDir()
 			pool := newPool(b, dir, nil)
 			url := startWorker(b, "tcp", dir, nil).url
-			e, err := New(Options{Workers: []WorkerConfig{{URL: url, ShmMinBytes: minBytes}}, Pool: pool})
+			e, err := New(Options{Protocols: builtin.Protocols(), Workers: []WorkerConfig{{URL: url, ShmMinBytes: minBytes}}, Pool: pool})
 			if err != nil {
 				b.Fatal(err)
 			}

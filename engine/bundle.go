@@ -14,8 +14,6 @@ import (
 	"strings"
 
 	"google.golang.org/grpc/status"
-
-	commonpb "github.com/mmgate/mmgate/proto/common"
 )
 
 // FetchBundle downloads the tokenizer bundle (tokenizer, chat template and
@@ -67,7 +65,11 @@ func (e *Engine) download(ctx context.Context, w *Worker) ([]byte, error) {
 		st, _ := status.FromError(err)
 		return &WorkerError{Op: "get_tokenizer", Worker: w.URL(), Code: st.Code(), Message: st.Message(), Kind: kindOf(st.Code())}
 	}
-	st, err := w.client.GetTokenizer(ctx, &commonpb.GetTokenizerRequest{})
+	_, client := w.protocol()
+	if client == nil {
+		return nil, fmt.Errorf("engine: tokenizer bundle: %s was never reached: %w", w.URL(), ErrNoWorker)
+	}
+	st, err := client.Tokenizer(ctx)
 	if err != nil {
 		return nil, werr(err)
 	}
@@ -81,12 +83,12 @@ func (e *Engine) download(ctx context.Context, w *Worker) ([]byte, error) {
 		if err != nil {
 			return nil, werr(err)
 		}
-		if buf.Len()+len(c.GetData()) > e.opts.MaxBundleBytes {
+		if buf.Len()+len(c.Data) > e.opts.MaxBundleBytes {
 			return nil, fmt.Errorf("engine: tokenizer bundle from %s: over %d bytes: %w", w.URL(), e.opts.MaxBundleBytes, ErrBadBundle)
 		}
-		buf.Write(c.GetData())
-		if c.GetSha256() != "" {
-			sum = c.GetSha256()
+		buf.Write(c.Data)
+		if c.SHA256 != "" {
+			sum = c.SHA256
 		}
 	}
 	got := sha256.Sum256(buf.Bytes())

@@ -148,7 +148,7 @@ func TestFetchBundleChecks(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if info := w.Info(); info.Server != nil || info.NamespaceMatch || w.EncoderDType().String() != "float32" {
+			if info := w.Info(); info.Software != "" || info.NamespaceID != "" || info.NamespaceMatch || w.EncoderDType().String() != "float32" {
 				t.Errorf("info without GetServerInfo: %+v, dtype %v", info, w.EncoderDType())
 			}
 			out := t.TempDir()

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"slices"
 	"sort"
 	"sync"
 	"sync/atomic"
@@ -15,18 +16,22 @@ import (
 	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/credentials/insecure"
 
-	schedulerpb "github.com/mmgate/mmgate/proto/scheduler"
+	"github.com/mmgate/mmgate/engine/protocol"
 	"github.com/mmgate/mmgate/vision"
 )
 
-// Engine is the gateway's registry of workers: connections, health, model
-// info, selection and the Generate client. It is safe for concurrent use.
+// Engine is the gateway's registry of workers: connections, protocol
+// detection, health, model info, selection and the Generate client. It is
+// safe for concurrent use.
 type Engine struct {
-	opts    Options
-	log     *slog.Logger
-	m       *metrics
-	workers []*Worker
-	rr      atomic.Uint64
+	opts   Options
+	log    *slog.Logger
+	m      *metrics
+	protos map[string]protocol.Protocol // by name; Options.Protocols keeps the order
+	rr     atomic.Uint64
+	// workers is the current worker list, replaced (never modified in
+	// place) under mu by Add and Remove, read without a lock.
+	workers atomic.Pointer[[]*Worker]
 
 	mu      sync.Mutex
 	state   int // 0 new, 1 started, 2 closed
@@ -48,15 +53,49 @@ func New(o Options) (*Engine, error) {
 	if len(o.Workers) == 0 {
 		return nil, fmt.Errorf("engine: no workers: %w", ErrBadOptions)
 	}
+	if err := o.defaults(); err != nil {
+		return nil, err
+	}
+	m, err := newMetrics(o.Registerer)
+	if err != nil {
+		return nil, err
+	}
+	e := &Engine{opts: o, log: o.Logger, m: m, protos: map[string]protocol.Protocol{}}
+	for _, p := range o.Protocols {
+		if p == nil || p.Name() == "" || e.protos[p.Name()] != nil {
+			return nil, fmt.Errorf("engine: protocols must be non-nil with distinct names: %w", ErrBadOptions)
+		}
+		e.protos[p.Name()] = p
+	}
+	var list []*Worker
+	for _, c := range o.Workers {
+		w, err := e.newWorker(c, list)
+		if err != nil {
+			for _, w := range list {
+				w.closeConn()
+			}
+			return nil, err
+		}
+		list = append(list, w)
+	}
+	e.workers.Store(&list)
+	return e, nil
+}
+
+// defaults checks the engine-wide options and fills in their defaults.
+func (o *Options) defaults() error {
+	if len(o.Protocols) == 0 {
+		return fmt.Errorf("engine: no protocols: %w", ErrBadOptions)
+	}
 	switch o.Policy {
 	case "":
 		o.Policy = PolicyLeastLoaded
 	case PolicyLeastLoaded, PolicyRoundRobin:
 	default:
-		return nil, fmt.Errorf("engine: policy %q (want least_loaded or round_robin): %w", o.Policy, ErrBadOptions)
+		return fmt.Errorf("engine: policy %q (want least_loaded or round_robin): %w", o.Policy, ErrBadOptions)
 	}
 	if o.HealthInterval < 0 || o.HealthTimeout < 0 || o.AbortTimeout < 0 || o.MaxBundleBytes < 0 {
-		return nil, fmt.Errorf("engine: negative interval, timeout or size: %w", ErrBadOptions)
+		return fmt.Errorf("engine: negative interval, timeout or size: %w", ErrBadOptions)
 	}
 	if o.HealthInterval == 0 {
 		o.HealthInterval = DefaultHealthInterval
@@ -73,34 +112,40 @@ func New(o Options) (*Engine, error) {
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
-	m, err := newMetrics(o.Registerer)
+	return nil
+}
+
+// newWorker validates c against the engine's protocols and the workers in
+// list and creates its (idle) connection.
+func (e *Engine) newWorker(c WorkerConfig, list []*Worker) (*Worker, error) {
+	s, err := c.settings()
 	if err != nil {
 		return nil, err
 	}
-	e := &Engine{opts: o, log: o.Logger, m: m}
-	seen := map[string]bool{}
-	for _, c := range o.Workers {
-		s, err := c.settings()
-		if err != nil {
-			e.closeConns()
-			return nil, err
-		}
-		if seen[s.target] {
-			e.closeConns()
+	if s.runtime != "" && e.protos[s.runtime] == nil {
+		return nil, fmt.Errorf("engine: worker %s: runtime %q is not one of the protocols %v: %w", c.URL, s.runtime, e.protocolNames(), ErrBadOptions)
+	}
+	for _, w := range list {
+		if w.cfg.target == s.target {
 			return nil, fmt.Errorf("engine: worker %s listed twice: %w", c.URL, ErrBadOptions)
 		}
-		seen[s.target] = true
-		conn, err := grpc.NewClient(s.target, e.dialOptions(s)...)
-		if err != nil {
-			e.closeConns()
-			return nil, fmt.Errorf("engine: worker %s: %v: %w", c.URL, err, ErrBadURL)
-		}
-		w := &Worker{cfg: s, conn: conn, client: schedulerpb.NewTokenSpeedSchedulerClient(conn), pool: o.Pool, m: m}
-		m.healthy.WithLabelValues(s.url).Set(0)
-		m.inflight.WithLabelValues(s.url).Set(0)
-		e.workers = append(e.workers, w)
 	}
-	return e, nil
+	conn, err := grpc.NewClient(s.target, e.dialOptions(s)...)
+	if err != nil {
+		return nil, fmt.Errorf("engine: worker %s: %v: %w", c.URL, err, ErrBadURL)
+	}
+	w := &Worker{cfg: s, conn: conn, pool: e.opts.Pool, m: e.m}
+	e.m.healthy.WithLabelValues(s.url).Set(0)
+	e.m.inflight.WithLabelValues(s.url).Set(0)
+	return w, nil
+}
+
+func (e *Engine) protocolNames() []string {
+	var out []string
+	for _, p := range e.opts.Protocols {
+		out = append(out, p.Name())
+	}
+	return out
 }
 
 func (e *Engine) dialOptions(s workerSettings) []grpc.DialOption {
@@ -120,16 +165,14 @@ func (e *Engine) dialOptions(s workerSettings) []grpc.DialOption {
 	return append(d, e.opts.DialOptions...)
 }
 
-func (e *Engine) closeConns() {
-	for _, w := range e.workers {
-		_ = w.conn.Close()
-	}
-}
+// list is the current worker list; never modify it.
+func (e *Engine) list() []*Worker { return *e.workers.Load() }
 
-// Workers returns the configured workers, in configuration order.
-func (e *Engine) Workers() []*Worker { return append([]*Worker(nil), e.workers...) }
+// Workers returns the current workers, in the order they were configured
+// or added.
+func (e *Engine) Workers() []*Worker { return slices.Clone(e.list()) }
 
-// Start reaches every worker once (info, server info, health; in parallel,
+// Start reaches every worker once (protocol, info, health; in parallel,
 // each bounded by HealthTimeout), then runs one health loop per worker until
 // ctx ends or Close is called. Workers that cannot be reached yet are not an
 // error: their loop keeps trying. Start may be called once.
@@ -141,17 +184,83 @@ func (e *Engine) Start(ctx context.Context) error {
 	}
 	e.base, e.cancel = context.WithCancel(ctx)
 	e.state = stateStarted
+	ws := e.list()
+	for _, w := range ws {
+		e.bindLoop(w)
+	}
 	e.mu.Unlock()
 
 	var g errgroup.Group
-	for _, w := range e.workers {
-		g.Go(func() error { e.refresh(e.base, w); return nil })
+	for _, w := range ws {
+		g.Go(func() error { e.refresh(w.loopCtx, w); return nil })
 	}
 	_ = g.Wait()
-	for _, w := range e.workers {
-		e.goBackground(func() { e.watch(e.base, w) })
+	for _, w := range ws {
+		e.goBackground(func() { e.watch(w) })
 	}
 	return nil
+}
+
+// bindLoop gives w the context of its health loop; e.mu is held and the
+// engine is started.
+func (e *Engine) bindLoop(w *Worker) {
+	ctx, cancel := context.WithCancel(e.base)
+	w.loopCtx, w.stop = ctx, cancel
+}
+
+// Add registers a worker while the engine runs (or before Start). Once
+// started, the worker is reached at once in the background and joins the
+// rotation when it answers. Errors: those of New for one worker, ErrClosed.
+func (e *Engine) Add(c WorkerConfig) (*Worker, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.state == stateClosed {
+		return nil, fmt.Errorf("engine: add %s: %w", c.URL, ErrClosed)
+	}
+	cur := e.list()
+	w, err := e.newWorker(c, cur)
+	if err != nil {
+		return nil, err
+	}
+	next := append(slices.Clone(cur), w)
+	e.workers.Store(&next)
+	if e.state == stateStarted {
+		e.bindLoop(w)
+		e.bg.Add(1)
+		go func() {
+			defer e.bg.Done()
+			e.refresh(w.loopCtx, w)
+			e.watch(w)
+		}()
+	}
+	return w, nil
+}
+
+// Remove takes the worker with that URL out of the registry at once: no new
+// request goes to it, streams in flight finish, and its connection closes
+// when the last one ends. It reports whether such a worker was registered.
+func (e *Engine) Remove(url string) bool {
+	e.mu.Lock()
+	cur := e.list()
+	i := slices.IndexFunc(cur, func(w *Worker) bool { return w.cfg.url == url })
+	if i < 0 {
+		e.mu.Unlock()
+		return false
+	}
+	w := cur[i]
+	next := slices.Delete(slices.Clone(cur), i, i+1)
+	e.workers.Store(&next)
+	if w.stop != nil {
+		w.stop()
+	}
+	e.mu.Unlock()
+	w.setDown("removed")
+	w.removed.Store(true)
+	if w.inflight.Load() == 0 {
+		w.retire()
+	}
+	e.log.Info("worker removed", "worker", url, "in_flight", w.InFlight())
+	return true
 }
 
 // goBackground runs f in a goroutine that Close waits for; it does nothing
@@ -182,138 +291,11 @@ func (e *Engine) Close() error {
 			cancel()
 		}
 		e.bg.Wait()
-		e.closeConns()
+		for _, w := range e.list() {
+			w.closeConn()
+		}
 	})
 	return nil
-}
-
-// watch is a worker's health loop.
-func (e *Engine) watch(ctx context.Context, w *Worker) {
-	t := time.NewTicker(e.opts.HealthInterval)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
-		if w.Healthy() {
-			e.check(ctx, w)
-		} else {
-			e.refresh(ctx, w)
-		}
-	}
-}
-
-// check runs HealthCheck (and GetLoads) on a healthy worker.
-func (e *Engine) check(ctx context.Context, w *Worker) {
-	cctx, cancel := context.WithTimeout(ctx, e.opts.HealthTimeout)
-	defer cancel()
-	hc, err := w.client.HealthCheck(cctx, &schedulerpb.HealthCheckRequest{})
-	if ctx.Err() != nil {
-		return
-	}
-	if err != nil || !hc.GetHealthy() {
-		reason := fmt.Sprint(err)
-		if err == nil {
-			reason = "unhealthy: " + hc.GetMessage()
-		}
-		e.markDown(w, reason)
-		return
-	}
-	e.pollLoads(cctx, w)
-}
-
-// pollLoads reads the worker's queue lengths; a worker without GetLoads is
-// balanced on local in-flight counts only.
-func (e *Engine) pollLoads(ctx context.Context, w *Worker) {
-	w.mu.RLock()
-	skip := w.noLoads
-	w.mu.RUnlock()
-	if skip || e.opts.Policy != PolicyLeastLoaded {
-		return
-	}
-	local := w.inflight.Load()
-	lr, err := w.client.GetLoads(ctx, &schedulerpb.GetLoadsRequest{})
-	if err != nil {
-		if isUnimplemented(err) {
-			w.mu.Lock()
-			w.noLoads = true
-			w.mu.Unlock()
-		}
-		return
-	}
-	var n int64
-	if a := lr.GetAggregate(); a != nil && (a.GetTotalRunningReqs() != 0 || a.GetTotalWaitingReqs() != 0) {
-		n = int64(a.GetTotalRunningReqs()) + int64(a.GetTotalWaitingReqs())
-	} else {
-		for _, l := range lr.GetLoads() {
-			n += int64(l.GetNumRunningReqs()) + int64(l.GetNumWaitingReqs())
-		}
-	}
-	w.setLoads(n, local)
-}
-
-// refresh (re)reads a worker's info and, when it answers and is healthy,
-// puts it (back) in the rotation.
-func (e *Engine) refresh(ctx context.Context, w *Worker) {
-	cctx, cancel := context.WithTimeout(ctx, e.opts.HealthTimeout)
-	defer cancel()
-	info, err := e.fetchInfo(cctx, w)
-	if ctx.Err() != nil {
-		return
-	}
-	if err != nil {
-		e.markDown(w, err.Error())
-		return
-	}
-	if w.setInfo(info) {
-		e.log.Info("worker up", "worker", w.URL(), "model", info.Name(), "model_type", info.Model.GetModelType(),
-			"namespace_match", info.NamespaceMatch, "shm_reuse", w.Route().Reuse, "encoder_dtype", w.EncoderDType().String(), "transport", w.Route().Mode.String())
-	}
-	e.pollLoads(cctx, w)
-}
-
-func (e *Engine) fetchInfo(ctx context.Context, w *Worker) (*Info, error) {
-	mi, err := w.client.GetModelInfo(ctx, &schedulerpb.GetModelInfoRequest{})
-	if err != nil {
-		return nil, fmt.Errorf("get_model_info: %w", err)
-	}
-	if mi.GetServedModelName() == "" {
-		return nil, fmt.Errorf("get_model_info: empty served_model_name")
-	}
-	info := &Info{Model: mi, Modalities: modalitiesOf(mi), Runtime: "tokenspeed", Fetched: time.Now()}
-	si, err := w.client.GetServerInfo(ctx, &schedulerpb.GetServerInfoRequest{})
-	switch {
-	case err == nil:
-		info.Server = si
-		f := si.GetSchedulerInfo().GetFields()
-		info.NamespaceID = f["shm_namespace_id"].GetStringValue()
-		info.KeepsShm = f["shm_keep_after_read"].GetBoolValue()
-		if r := f["worker"].GetStringValue(); r != "" {
-			info.Runtime = r
-		}
-	case !isUnimplemented(err):
-		return nil, fmt.Errorf("get_server_info: %w", err)
-	}
-	if p := e.opts.Pool; p != nil && info.NamespaceID != "" && info.NamespaceID == p.NamespaceID() {
-		info.NamespaceMatch = true
-	}
-	hc, err := w.client.HealthCheck(ctx, &schedulerpb.HealthCheckRequest{})
-	if err != nil {
-		return nil, fmt.Errorf("health_check: %w", err)
-	}
-	if !hc.GetHealthy() {
-		return nil, fmt.Errorf("health_check: unhealthy: %s", hc.GetMessage())
-	}
-	return info, nil
-}
-
-// markDown takes w out of the rotation until its health loop finds it again.
-func (e *Engine) markDown(w *Worker, reason string) {
-	if w.setDown(reason) {
-		e.log.Warn("worker down", "worker", w.URL(), "reason", reason)
-	}
 }
 
 // Model is one served model name and what its workers report.
@@ -321,7 +303,7 @@ type Model struct {
 	Name string
 	// Info is the info of one of its workers (a healthy one when there is
 	// one).
-	Info *Info
+	Info *protocol.Info
 	// Workers serve the model (reached at least once); Healthy are in the
 	// rotation.
 	Workers, Healthy int
@@ -331,7 +313,7 @@ type Model struct {
 // sorted by name.
 func (e *Engine) Models() []Model {
 	byName := map[string]*Model{}
-	for _, w := range e.workers {
+	for _, w := range e.list() {
 		w.mu.RLock()
 		info, healthy := w.info, w.healthy
 		w.mu.RUnlock()
@@ -361,7 +343,7 @@ func (e *Engine) Models() []Model {
 
 // Ready reports whether any worker is healthy.
 func (e *Engine) Ready() bool {
-	for _, w := range e.workers {
+	for _, w := range e.list() {
 		if w.Healthy() {
 			return true
 		}
@@ -369,11 +351,13 @@ func (e *Engine) Ready() bool {
 	return false
 }
 
-// Pick chooses a healthy worker serving model that takes every modality in
-// need, by the policy. Errors: ErrModelNotFound (no worker reached so far
-// serves it; when some workers were never reached, ErrNoWorker instead, as
-// the model may be theirs), ErrModality (the model does not take one of
-// need), ErrNoWorker (none of its workers is healthy).
+// Pick chooses a healthy worker serving model that can take a request
+// carrying the modalities in need (each once), by the policy. Errors:
+// ErrModelNotFound (no worker reached so far serves it; when some workers
+// were never reached, ErrNoWorker instead, as the model may be theirs),
+// ErrModality (no worker of the model takes need: a modality it lacks, or
+// several modalities its protocol cannot carry in one request), ErrNoWorker
+// (none of its capable workers is healthy).
 func (e *Engine) Pick(model string, need []vision.Modality) (*Worker, error) {
 	cands, err := e.candidates(model, need)
 	if err != nil {
@@ -386,9 +370,9 @@ func (e *Engine) Pick(model string, need []vision.Modality) (*Worker, error) {
 func (e *Engine) candidates(model string, need []vision.Modality) ([]*Worker, error) {
 	var known, capable, unknown int
 	var healthy []*Worker
-	for _, w := range e.workers {
+	for _, w := range e.list() {
 		w.mu.RLock()
-		info, ok := w.info, w.healthy
+		info, ok, caps := w.info, w.healthy, w.caps
 		w.mu.RUnlock()
 		if info == nil {
 			unknown++
@@ -398,7 +382,7 @@ func (e *Engine) candidates(model string, need []vision.Modality) ([]*Worker, er
 			continue
 		}
 		known++
-		if !info.Supports(need) {
+		if !caps.Takes(need) {
 			continue
 		}
 		capable++
@@ -412,11 +396,19 @@ func (e *Engine) candidates(model string, need []vision.Modality) ([]*Worker, er
 	case known == 0:
 		return nil, fmt.Errorf("engine: model %q: %w", model, ErrModelNotFound)
 	case capable == 0:
-		return nil, fmt.Errorf("engine: model %q does not take %v: %w", model, need, ErrModality)
+		return nil, fmt.Errorf("engine: model %q does not take %v%s: %w", model, need, mixNote(need), ErrModality)
 	case len(healthy) == 0:
 		return nil, fmt.Errorf("engine: model %q: %d workers, none healthy: %w", model, known, ErrNoWorker)
 	}
 	return healthy, nil
+}
+
+// mixNote explains a refusal of several modalities.
+func mixNote(need []vision.Modality) string {
+	if len(need) > 1 {
+		return " (in one request)"
+	}
+	return ""
 }
 
 // choose applies the policy to a non-empty candidate list. Round robin

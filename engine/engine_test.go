@@ -9,6 +9,8 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/mmgate/mmgate/engine/builtin"
+	"github.com/mmgate/mmgate/engine/protocol"
 	schedulerpb "github.com/mmgate/mmgate/proto/scheduler"
 	"github.com/mmgate/mmgate/refworker"
 	"github.com/mmgate/mmgate/shm"
@@ -36,8 +38,8 @@ func TestConnectAndInfo(t *testing.T) {
 	if len(ms) != 2 || ms[0].Name != model || ms[1].Name != "z-other" || ms[0].Healthy != 1 || ms[0].Workers != 1 {
 		t.Fatalf("models: %+v", ms)
 	}
-	mi := ms[0].Info.Model
-	if mi.GetModelType() != "qwen3_vl" || mi.GetMaxContextLength() != 262144 || len(mi.GetEosTokenIds()) == 0 || mi.GetEosTokenIds()[0] != 151645 {
+	mi := ms[0].Info
+	if mi.ModelType != "qwen3_vl" || mi.ContextLength != 262144 || len(mi.EOS) == 0 || mi.EOS[0] != 151645 {
 		t.Errorf("model info: %v", mi)
 	}
 
@@ -49,10 +51,10 @@ func TestConnectAndInfo(t *testing.T) {
 		t.Fatalf("picked %s", w.URL())
 	}
 	info := w.Info()
-	if !info.NamespaceMatch || info.NamespaceID != pool.NamespaceID() || info.Runtime != "mmgate-reference" {
-		t.Errorf("info: ns %q match %v runtime %q", info.NamespaceID, info.NamespaceMatch, info.Runtime)
+	if !info.NamespaceMatch || info.NamespaceID != pool.NamespaceID() || info.Runtime != "tokenspeed" || info.Software != "mmgate-reference" {
+		t.Errorf("info: ns %q match %v runtime %q software %q", info.NamespaceID, info.NamespaceMatch, info.Runtime, info.Software)
 	}
-	want := shm.Route{Mode: shm.ModeAuto, NamespaceMatch: true, Limits: shm.Limits{MinBytes: 65536, MaxInline: 256<<20 - 16<<20}, Runtime: "mmgate-reference"}
+	want := shm.Route{Mode: shm.ModeAuto, NamespaceMatch: true, Limits: shm.Limits{MinBytes: 65536, MaxInline: 256<<20 - 16<<20}, Runtime: "tokenspeed"}
 	if got := w.Route(); got != want {
 		t.Errorf("route %+v, want %+v", got, want)
 	}
@@ -64,7 +66,7 @@ func TestConnectAndInfo(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want = shm.Route{Mode: shm.ModeInline, NamespaceMatch: true, Limits: shm.Limits{MinBytes: -1, MaxInline: 15 << 20}, Runtime: "mmgate-reference"}
+	want = shm.Route{Mode: shm.ModeInline, NamespaceMatch: true, Limits: shm.Limits{MinBytes: -1, MaxInline: 15 << 20}, Runtime: "tokenspeed"}
 	if got := u.Route(); got != want {
 		t.Errorf("unix route %+v, want %+v", got, want)
 	}
@@ -179,7 +181,7 @@ func TestLeastLoaded(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	req := &schedulerpb.GenerateRequest{RequestId: "busy", Stream: true, Tokenized: &schedulerpb.TokenizedInput{InputIds: []uint32{1, 2, 3}}}
+	req := &protocol.Request{ID: "busy", Stream: true, InputIDs: []uint32{1, 2, 3}}
 	s, err := e.Generate(ctx, busy, req, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -200,7 +202,7 @@ func TestLeastLoaded(t *testing.T) {
 
 	// Load from another client, seen through GetLoads.
 	other := e.Workers()[1]
-	sub, err := other.client.Generate(ctx, &schedulerpb.GenerateRequest{RequestId: "elsewhere", Stream: true,
+	sub, err := schedulerpb.NewTokenSpeedSchedulerClient(other.conn).Generate(ctx, &schedulerpb.GenerateRequest{RequestId: "elsewhere", Stream: true,
 		Tokenized: &schedulerpb.TokenizedInput{InputIds: []uint32{1, 2, 3}}})
 	if err != nil {
 		t.Fatal(err)
@@ -267,15 +269,20 @@ func TestNewOptions(t *testing.T) {
 		{"mode", Options{Workers: []WorkerConfig{{URL: "grpc://h:1", Transport: shm.Mode(9)}}}, ErrBadOptions},
 		{"url", Options{Workers: []WorkerConfig{{URL: "http://h:1"}}}, ErrBadURL},
 		{"https", Options{Workers: []WorkerConfig{{URL: "https://h:1"}}}, ErrUnsupported},
+		{"unknown runtime", Options{Workers: []WorkerConfig{{URL: "grpc://h:1", Runtime: "vllm"}}}, ErrBadOptions},
 		{"ok", Options{Workers: []WorkerConfig{{URL: "grpc://h:1"}, {URL: "unix:///x.sock"}}}, nil},
 	}
+	if _, err := New(Options{Workers: []WorkerConfig{{URL: "grpc://h:1"}}}); !errors.Is(err, ErrBadOptions) {
+		t.Errorf("no protocols: %v", err)
+	}
 	for _, c := range cases {
+		c.o.Protocols = builtin.Protocols()
 		e, err := New(c.o)
 		if !errors.Is(err, c.want) || (c.want == nil) != (err == nil) {
 			t.Errorf("%s: %v, want %v", c.name, err, c.want)
 		}
 		if e != nil {
-			if _, err := e.Generate(context.Background(), e.Workers()[0], &schedulerpb.GenerateRequest{RequestId: "x"}, nil); !errors.Is(err, ErrClosed) {
+			if _, err := e.Generate(context.Background(), e.Workers()[0], &protocol.Request{ID: "x"}, nil); !errors.Is(err, ErrClosed) {
 				t.Errorf("generate before start: %v", err)
 			}
 			e.Close()
@@ -285,7 +292,7 @@ func TestNewOptions(t *testing.T) {
 
 func TestCloseLeavesNoGoroutines(t *testing.T) {
 	before := runtime.NumGoroutine()
-	e, err := New(Options{Workers: []WorkerConfig{{URL: "unix:///nonexistent/a.sock"}, {URL: "grpc://127.0.0.1:1"}},
+	e, err := New(Options{Protocols: builtin.Protocols(), Workers: []WorkerConfig{{URL: "unix:///nonexistent/a.sock"}, {URL: "grpc://127.0.0.1:1"}},
 		HealthInterval: 10 * time.Millisecond, HealthTimeout: 50 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)

@@ -5,6 +5,8 @@ import (
 	"fmt"
 
 	"google.golang.org/grpc/codes"
+
+	"github.com/mmgate/mmgate/engine/protocol"
 )
 
 // The errors of this package. Operations wrap them as "engine: op: %w"; test
@@ -30,9 +32,14 @@ var (
 	// (400).
 	ErrModality = errors.New("modality not supported by the model")
 
-	// ErrBadRequest: the GenerateRequest cannot be sent as built (no
-	// request_id). A caller bug, not a client error (500).
-	ErrBadRequest = errors.New("bad generate request")
+	// ErrBadRequest (protocol.ErrBadRequest): the Request cannot be sent
+	// as built (no ID, a tensor the protocol cannot describe). A caller
+	// bug, not a client error (500).
+	ErrBadRequest = protocol.ErrBadRequest
+	// ErrUnsupportedParam (protocol.ErrUnsupportedParam): the request asks
+	// for something the worker's protocol cannot express; it is refused
+	// rather than silently dropped (400).
+	ErrUnsupportedParam = protocol.ErrUnsupportedParam
 	// ErrTooLarge: the request does not fit the worker's gRPC message limit
 	// (413).
 	ErrTooLarge = errors.New("request too large for the worker")

@@ -9,6 +9,7 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
+	"github.com/mmgate/mmgate/engine/protocol"
 	schedulerpb "github.com/mmgate/mmgate/proto/scheduler"
 	"github.com/mmgate/mmgate/shm"
 )
@@ -121,7 +122,7 @@ func TestEmptyStream(t *testing.T) {
 	url := startFake(t, &fakeWorker{empty: true})
 	e := newEngine(t, Options{Workers: []WorkerConfig{{URL: url}}})
 	w, _ := e.Pick("fake", nil)
-	_, err := e.Generate(context.Background(), w, &schedulerpb.GenerateRequest{RequestId: "e"}, nil)
+	_, err := e.Generate(context.Background(), w, &protocol.Request{ID: "e"}, nil)
 	var we *WorkerError
 	if !errors.Is(err, ErrWorker) || !errors.As(err, &we) || we.Code != codes.Internal || we.Message != "stream ended without a response" {
 		t.Errorf("err = %v", err)

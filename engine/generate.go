@@ -9,37 +9,37 @@ import (
 	"sync/atomic"
 	"time"
 
-	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
 
-	schedulerpb "github.com/mmgate/mmgate/proto/scheduler"
+	"github.com/mmgate/mmgate/engine/protocol"
 	"github.com/mmgate/mmgate/shm"
 	"github.com/mmgate/mmgate/vision"
 )
 
-// Generate sends req to w and waits for the worker's first response, then
-// returns the stream positioned before it.
+// Generate encodes req with w's protocol, sends it and waits for the
+// worker's first response, then returns the stream positioned before it.
 //
 // Lease rule for batch (may be nil): every failure before the first
-// response — including an error status from the worker — releases the
-// batch (its segments are unlinked, or pooled for reuse with a worker that
-// keeps segments); once the first response arrives the worker has read its
-// tensors and the batch is committed. When the
-// connection to w fails (UNAVAILABLE) before the first response, the request
-// is sent again to another healthy worker of the same model whose route can
-// carry the tensors as they were placed (shared memory and inline limits);
-// without one, the error is returned.
+// response — an encoding error, an error status from the worker included —
+// releases the batch (its segments are unlinked, or pooled for reuse with a
+// worker that keeps segments); once the first response arrives the worker
+// has read its tensors and the batch is committed. When the connection to w
+// fails (UNAVAILABLE) before the first response, the request is sent again
+// to another healthy worker of the same model whose protocol and route can
+// carry the tensors as they were placed (dtypes, shared memory, inline and
+// message limits); without one, the error is returned.
 //
 // When ctx ends (client gone, deadline) while the stream is open, an Abort
 // for the request id is sent to the worker in the background (bounded by
 // AbortTimeout) and segments not yet committed are released.
 //
-// Errors: ErrBadRequest, ErrTooLarge, ErrClosed, a *WorkerError (unwrapping
-// to ErrWorkerRejected, ErrTimeout, ErrOverloaded or ErrWorker), or the
-// context's error (also ErrTimeout for a deadline).
-func (e *Engine) Generate(ctx context.Context, w *Worker, req *schedulerpb.GenerateRequest, batch *shm.Batch) (*Stream, error) {
+// Errors: ErrBadRequest, ErrUnsupportedParam, ErrTooLarge, ErrClosed,
+// ErrNoWorker, a *WorkerError (unwrapping to ErrWorkerRejected, ErrTimeout,
+// ErrOverloaded or ErrWorker), or the context's error (also ErrTimeout for a
+// deadline).
+func (e *Engine) Generate(ctx context.Context, w *Worker, req *protocol.Request, batch *shm.Batch) (*Stream, error) {
 	s, err := e.generate(ctx, w, req)
 	if err != nil {
 		if batch != nil {
@@ -53,24 +53,24 @@ func (e *Engine) Generate(ctx context.Context, w *Worker, req *schedulerpb.Gener
 	return s, nil
 }
 
-func (e *Engine) generate(ctx context.Context, w *Worker, req *schedulerpb.GenerateRequest) (*Stream, error) {
-	if req.GetRequestId() == "" {
-		return nil, fmt.Errorf("engine: generate: empty request_id: %w", ErrBadRequest)
+func (e *Engine) generate(ctx context.Context, w *Worker, req *protocol.Request) (*Stream, error) {
+	if req.ID == "" {
+		return nil, fmt.Errorf("engine: generate: empty request id: %w", ErrBadRequest)
 	}
 	if w == nil {
-		return nil, fmt.Errorf("engine: generate %s: no worker: %w", req.GetRequestId(), ErrBadRequest)
+		return nil, fmt.Errorf("engine: generate %s: no worker: %w", req.ID, ErrBadRequest)
 	}
 	e.mu.Lock()
 	started := e.state == stateStarted
 	e.mu.Unlock()
 	if !started {
-		return nil, fmt.Errorf("engine: generate %s: %w", req.GetRequestId(), ErrClosed)
+		return nil, fmt.Errorf("engine: generate %s: %w", req.ID, ErrClosed)
 	}
-	size := proto.Size(req)
+	enc := encodings{req: req}
 	tried := map[*Worker]bool{}
 	for {
 		tried[w] = true
-		s, err := e.attempt(ctx, w, req, size)
+		s, err := e.attempt(ctx, w, &enc)
 		if err == nil {
 			return s, nil
 		}
@@ -79,27 +79,65 @@ func (e *Engine) generate(ctx context.Context, w *Worker, req *schedulerpb.Gener
 			return nil, err
 		}
 		e.markDown(w, we.Message)
-		next := e.retryTarget(w, req, size, tried)
+		next := e.retryTarget(w, &enc, tried)
 		if next == nil {
 			return nil, err
 		}
 		e.m.retries.Inc()
 		e.log.Warn("generate: worker unavailable, sending the request to another worker",
-			"request_id", req.GetRequestId(), "from", w.URL(), "to", next.URL(), "err", we.Message)
+			"request_id", req.ID, "from", w.URL(), "to", next.URL(), "err", we.Message)
 		w = next
 	}
 }
 
-// attempt sends req to w and waits for its first response.
-func (e *Engine) attempt(ctx context.Context, w *Worker, req *schedulerpb.GenerateRequest, size int) (*Stream, error) {
-	rid := req.GetRequestId()
-	if size > w.cfg.maxMsg {
+// encodings are a request's messages, encoded once per protocol.
+type encodings struct {
+	req  *protocol.Request
+	msgs []encoded // one per protocol seen; usually one
+}
+
+type encoded struct {
+	proto string // the protocol's name
+	msg   proto.Message
+	size  int
+	err   error
+}
+
+// of returns the request encoded for p.
+func (x *encodings) of(p protocol.Protocol) encoded {
+	for _, m := range x.msgs {
+		if m.proto == p.Name() {
+			return m
+		}
+	}
+	m := encoded{proto: p.Name()}
+	m.msg, m.err = p.Encode(x.req)
+	if m.err == nil {
+		m.size = proto.Size(m.msg)
+	}
+	x.msgs = append(x.msgs, m)
+	return m
+}
+
+// attempt sends the request to w and waits for its first response.
+func (e *Engine) attempt(ctx context.Context, w *Worker, enc *encodings) (*Stream, error) {
+	req := enc.req
+	rid := req.ID
+	p, c := w.protocol()
+	if c == nil {
+		return nil, fmt.Errorf("engine: generate %s: %s was never reached: %w", rid, w.URL(), ErrNoWorker)
+	}
+	m := enc.of(p)
+	if m.err != nil {
+		return nil, fmt.Errorf("engine: generate %s for %s: %w", rid, w.URL(), m.err)
+	}
+	if m.size > w.cfg.maxMsg {
 		e.m.requests.WithLabelValues(w.URL(), "too_large").Inc()
 		return nil, fmt.Errorf("engine: generate %s: %d-byte request over the %d-byte message limit of %s: %w",
-			rid, size, w.cfg.maxMsg, w.URL(), ErrTooLarge)
+			rid, m.size, w.cfg.maxMsg, w.URL(), ErrTooLarge)
 	}
 	sctx, cancel := context.WithCancel(ctx)
-	s := &Stream{e: e, w: w, rid: rid, ctx: ctx, cancel: cancel, choices: max(1, int(req.GetSamplingParams().GetN()))}
+	s := &Stream{e: e, w: w, c: c, rid: rid, ctx: ctx, cancel: cancel, choices: req.Choices()}
 	w.begin()
 	s.stopAbort = context.AfterFunc(ctx, s.abort)
 	if d := e.opts.StallTimeout; d > 0 {
@@ -109,10 +147,11 @@ func (e *Engine) attempt(ctx context.Context, w *Worker, req *schedulerpb.Genera
 			cancel()
 		})
 	}
-	cs, err := w.client.Generate(sctx, req)
+	es, err := c.Generate(sctx, m.msg)
 	if err == nil {
-		s.cs = cs
-		s.first, err = cs.Recv()
+		s.es = es
+		s.first, err = es.Recv()
+		s.hasFirst = err == nil
 		if errors.Is(err, io.EOF) {
 			err = &WorkerError{Op: "generate", Worker: w.URL(), Code: codes.Internal, Message: "stream ended without a response", Kind: ErrWorker}
 		}
@@ -128,26 +167,20 @@ func (e *Engine) attempt(ctx context.Context, w *Worker, req *schedulerpb.Genera
 	return s, nil
 }
 
-// retryTarget picks another healthy worker of the same model whose route
-// can carry req's tensors as placed, or nil.
-func (e *Engine) retryTarget(from *Worker, req *schedulerpb.GenerateRequest, size int, tried map[*Worker]bool) *Worker {
+// retryTarget picks another healthy worker of the same model whose
+// protocol and route can carry the request's tensors as placed, or nil.
+func (e *Engine) retryTarget(from *Worker, enc *encodings, tried map[*Worker]bool) *Worker {
 	info := from.Info()
 	if info == nil {
 		return nil
 	}
-	var need []vision.Modality
-	for _, it := range req.GetMmInputs().GetItems() {
-		if m, ok := modalityOf(it.GetModality()); ok {
-			need = append(need, m)
-		}
-	}
-	cands, err := e.candidates(info.Name(), need)
+	cands, err := e.candidates(info.Name(), requestModalities(enc.req))
 	if err != nil {
 		return nil
 	}
 	var ok []*Worker
 	for _, c := range cands {
-		if !tried[c] && compatible(c, req, size) {
+		if !tried[c] && compatible(c, enc) {
 			ok = append(ok, c)
 		}
 	}
@@ -157,37 +190,48 @@ func (e *Engine) retryTarget(from *Worker, req *schedulerpb.GenerateRequest, siz
 	return e.choose(ok)
 }
 
-// compatible reports whether w can take req as built: shared-memory tensors
-// need a route that uses shared memory (mode shm, or auto with the same
-// namespace), inline tensors must stay within w's inline limit and the
-// message within its size limit.
-func compatible(w *Worker, req *schedulerpb.GenerateRequest, size int) bool {
-	if size > w.cfg.maxMsg {
+// requestModalities are the distinct modalities of req's media.
+func requestModalities(req *protocol.Request) []vision.Modality {
+	var need []vision.Modality
+	for _, it := range req.Media {
+		if !protocol.HasModality(need, it.Modality) {
+			need = append(need, it.Modality)
+		}
+	}
+	return need
+}
+
+// compatible reports whether w can take the request as built: its protocol
+// encodes it within w's message limit and accepts the encoder dtypes and
+// layout; shared-memory tensors need a route that uses shared memory (mode
+// shm, or auto with the same namespace), inline tensors must stay within
+// w's inline limit.
+func compatible(w *Worker, enc *encodings) bool {
+	p, _ := w.protocol()
+	if p == nil {
 		return false
 	}
-	r := w.Route()
-	check := func(td *schedulerpb.TensorData) bool {
-		switch {
-		case td == nil:
-			return true
-		case td.GetShm() != nil:
-			return usesShm(r)
-		case td.GetRemote() != nil:
-			return false
-		}
-		return len(td.GetInline()) <= w.cfg.maxInline
+	if m := enc.of(p); m.err != nil || m.size > w.cfg.maxMsg {
+		return false
 	}
-	for _, it := range req.GetMmInputs().GetItems() {
-		if !check(it.GetEncoderInput()) {
+	caps, r := w.Capabilities(), w.Route()
+	fits := func(t protocol.Tensor) bool {
+		if t.Payload.Shm != nil {
+			return caps.Shm && usesShm(r)
+		}
+		return len(t.Payload.Inline) <= w.cfg.maxInline
+	}
+	for _, it := range enc.req.Media {
+		if !caps.AcceptsDType(it.Input.DType) || !fits(it.Input) || (caps.RawMedia && it.Raw == nil) {
 			return false
 		}
-		for _, td := range it.GetModelSpecificTensors() {
-			if !check(td) {
+		for _, t := range it.Side {
+			if !fits(t) {
 				return false
 			}
 		}
 	}
-	return true
+	return len(enc.req.Media) < 2 || caps.Layout == protocol.LayoutPerItem
 }
 
 // Stream is one Generate call in progress. Recv must be called from one
@@ -199,8 +243,11 @@ type Stream struct {
 	rid    string
 	ctx    context.Context
 	cancel context.CancelFunc
-	cs     grpc.ServerStreamingClient[schedulerpb.GenerateResponse]
-	first  *schedulerpb.GenerateResponse
+	c      protocol.Client      // the worker's protocol client (aborts)
+	es     protocol.EventStream // nil until the call is made
+	first  protocol.Event       // the first event, read by attempt
+	// hasFirst: first is not yet returned by Recv.
+	hasFirst bool
 
 	stopAbort func() bool
 	closed    atomic.Bool
@@ -211,26 +258,28 @@ type Stream struct {
 	doneOnce  sync.Once
 	// Recv's goroutine only:
 	done     bool // the stream ended
-	choices  int  // completes expected (n)
-	complete int  // completes seen
+	choices  int  // final events expected (n)
+	complete int  // final events seen
 }
 
 // Worker is the worker serving the stream (after any retry).
 func (s *Stream) Worker() *Worker { return s.w }
 
-// Recv returns the next response, io.EOF after the last one, or an error
+// Recv returns the next event, io.EOF after the last one, or an error
 // mapped as Generate's. The stream counts as finished (in-flight count,
-// metrics; Close then sends no Abort) once the worker has sent a complete
-// response for each of the request's n choices.
-func (s *Stream) Recv() (*schedulerpb.GenerateResponse, error) {
+// metrics; Close then sends no Abort) once the worker has ended each of the
+// request's choices (an event with Done).
+func (s *Stream) Recv() (protocol.Event, error) {
 	if s.done {
-		return nil, io.EOF
+		return protocol.Event{}, io.EOF
 	}
-	r := s.first
-	s.first = nil
+	var ev protocol.Event
 	var err error
-	if r == nil {
-		r, err = s.cs.Recv()
+	if s.hasFirst {
+		ev, s.hasFirst = s.first, false
+		s.first = protocol.Event{}
+	} else {
+		ev, err = s.es.Recv()
 	}
 	if err == nil && s.stall != nil && !s.stall.Reset(s.e.opts.StallTimeout) {
 		// The timer fired while this message arrived: the stream is being
@@ -238,22 +287,22 @@ func (s *Stream) Recv() (*schedulerpb.GenerateResponse, error) {
 		err = status.Error(codes.DeadlineExceeded, "stalled")
 	}
 	if err == nil {
-		if r.GetComplete() != nil {
+		if ev.Done {
 			if s.complete++; s.complete >= s.choices {
 				s.done = true
 				s.finish(nil)
 			}
 		}
-		return r, nil
+		return ev, nil
 	}
 	s.done = true
 	if errors.Is(err, io.EOF) {
 		s.finish(nil)
-		return nil, io.EOF
+		return protocol.Event{}, io.EOF
 	}
 	err = s.mapErr(err)
 	s.finish(err)
-	return nil, err
+	return protocol.Event{}, err
 }
 
 // Close ends the stream. If the worker has not finished, the request is
@@ -305,7 +354,7 @@ func (s *Stream) finish(err error) {
 // abort tells the worker to stop the request (once), in the background.
 func (s *Stream) abort() {
 	s.abortOnce.Do(func() {
-		e, w, rid := s.e, s.w, s.rid
+		e, w, c, rid := s.e, s.w, s.c, s.rid
 		e.goBackground(func() {
 			// Not cancelled by Close: Close waits for pending aborts,
 			// each bounded by AbortTimeout, so that a shutdown that cuts
@@ -319,8 +368,8 @@ func (s *Stream) abort() {
 			if err := s.ctx.Err(); err != nil {
 				reason = err.Error()
 			}
-			r, err := w.client.Abort(ctx, &schedulerpb.AbortRequest{RequestId: rid, Reason: reason})
-			e.log.Debug("abort", "worker", w.URL(), "request_id", rid, "success", r.GetSuccess(), "err", err)
+			err := c.Abort(ctx, rid, reason)
+			e.log.Debug("abort", "worker", w.URL(), "request_id", rid, "err", err)
 		})
 	})
 }
@@ -343,5 +392,3 @@ func (s *Stream) mapErr(err error) error {
 	st, _ := status.FromError(err)
 	return &WorkerError{Op: "generate", Worker: s.w.URL(), Code: st.Code(), Message: st.Message(), Kind: kindOf(st.Code())}
 }
-
-func isUnimplemented(err error) bool { return status.Code(err) == codes.Unimplemented }

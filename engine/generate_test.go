@@ -12,7 +12,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"google.golang.org/grpc/codes"
 
-	schedulerpb "github.com/mmgate/mmgate/proto/scheduler"
+	"github.com/mmgate/mmgate/engine/protocol"
 	"github.com/mmgate/mmgate/refworker"
 	"github.com/mmgate/mmgate/shm"
 	"github.com/mmgate/mmgate/tokenizer/tokenizertest"
@@ -60,16 +60,13 @@ func TestGenerateEndToEnd(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if done == nil || done.GetFinishReason() != "length" || len(done.GetOutputIds()) != 8 {
-				t.Fatalf("complete: %v", done)
-			}
-			if c.stream && !slices.Equal(streamed, done.GetOutputIds()) {
-				t.Errorf("streamed %v, complete %v", streamed, done.GetOutputIds())
+			if done == nil || done.Finish != "length" || len(streamed) != 8 || done.CompletionTokens != 8 {
+				t.Fatalf("complete: %+v after %d tokens", done, len(streamed))
 			}
 			// The reply describes the request; its first tokens name the
 			// transport path.
 			req2, _ := imageRequest(t, "r2", w, nil, c.gh, c.gw, true)
-			req2.SamplingParams = nil
+			req2.Sampling = protocol.Sampling{}
 			s2, err := e.Generate(ctx, w, req2, nil)
 			if err != nil {
 				t.Fatal(err)
@@ -106,7 +103,7 @@ func TestGenerateShmDescribed(t *testing.T) {
 	w, _ := e.Pick(model, nil)
 	batch := pool.NewBatch(context.Background(), "d")
 	req, _ := imageRequest(t, "d", w, batch, 2, 2, true)
-	req.SamplingParams = nil
+	req.Sampling = protocol.Sampling{}
 	s, err := e.Generate(context.Background(), w, req, batch)
 	if err != nil {
 		t.Fatal(err)
@@ -138,7 +135,7 @@ func TestGenerateRejected(t *testing.T) {
 	if buf.Path() != shm.PathShm {
 		t.Fatal("tensor not in shm")
 	}
-	req.MmInputs.Items[0].Placeholders[0].Length = 3 // wrong count
+	req.Media[0].Placeholders[0].Length = 3 // wrong count
 	_, err := e.Generate(context.Background(), w, req, batch)
 	var we *WorkerError
 	if !errors.Is(err, ErrWorkerRejected) || !errors.As(err, &we) || we.Code != codes.InvalidArgument || !strings.Contains(we.Message, "placeholder") {
@@ -191,7 +188,7 @@ func TestCancelMidStream(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	batch := pool.NewBatch(ctx, "c1")
 	req, _ := imageRequest(t, "c1", w, batch, 2, 2, true)
-	req.SamplingParams = nil
+	req.Sampling = protocol.Sampling{}
 	s, err := e.Generate(ctx, w, req, batch)
 	if err != nil {
 		t.Fatal(err)
@@ -242,8 +239,8 @@ func TestCancelMidStream(t *testing.T) {
 	}
 
 	// A caller closing a stream early aborts it too.
-	s, err = e.Generate(context.Background(), w, &schedulerpb.GenerateRequest{RequestId: "c3", Stream: true,
-		Tokenized: &schedulerpb.TokenizedInput{InputIds: []uint32{1, 2, 3}}}, nil)
+	s, err = e.Generate(context.Background(), w, &protocol.Request{ID: "c3", Stream: true,
+		InputIDs: []uint32{1, 2, 3}}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -327,9 +324,9 @@ func TestCloseAfterComplete(t *testing.T) {
 	limit := uint32(3)
 	for _, n := range []uint32{0, 1, 3} {
 		rid := "n" + itoa(int(n))
-		s, err := e.Generate(context.Background(), w, &schedulerpb.GenerateRequest{RequestId: rid, Stream: true,
-			Tokenized:      &schedulerpb.TokenizedInput{InputIds: []uint32{1, 2, 3}},
-			SamplingParams: &schedulerpb.SamplingParams{N: n, MaxNewTokens: &limit}}, nil)
+		s, err := e.Generate(context.Background(), w, &protocol.Request{ID: rid, Stream: true,
+			InputIDs: []uint32{1, 2, 3},
+			Sampling: protocol.Sampling{N: n, MaxTokens: &limit}}, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -339,7 +336,7 @@ func TestCloseAfterComplete(t *testing.T) {
 			if err != nil {
 				t.Fatalf("n=%d: %v after %d completes", n, err, completes)
 			}
-			if r.GetComplete() != nil {
+			if r.Done {
 				completes++
 			}
 		}

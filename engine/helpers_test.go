@@ -15,13 +15,15 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"google.golang.org/grpc"
 
+	"github.com/mmgate/mmgate/engine/builtin"
+	"github.com/mmgate/mmgate/engine/protocol"
 	"github.com/mmgate/mmgate/internal/demomodel"
-	commonpb "github.com/mmgate/mmgate/proto/common"
 	schedulerpb "github.com/mmgate/mmgate/proto/scheduler"
 	"github.com/mmgate/mmgate/refworker"
 	"github.com/mmgate/mmgate/shm"
 	"github.com/mmgate/mmgate/tensor"
 	"github.com/mmgate/mmgate/tokenizer/tokenizertest"
+	"github.com/mmgate/mmgate/vision"
 )
 
 const model = demomodel.Name // the served name of the demo model
@@ -151,10 +153,13 @@ func (w *testWorker) abortsSeen() []string {
 	return append([]string(nil), w.aborts...)
 }
 
-// newEngine builds and starts an engine; it is closed at the end of the
-// test.
+// newEngine builds and starts an engine (with the built-in protocols when
+// o names none); it is closed at the end of the test.
 func newEngine(t *testing.T, o Options) *Engine {
 	t.Helper()
+	if o.Protocols == nil {
+		o.Protocols = builtin.Protocols()
+	}
 	if o.HealthInterval == 0 {
 		o.HealthInterval = 50 * time.Millisecond
 	}
@@ -196,7 +201,7 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 
 // imageRequest builds a Generate request with one image of a 1×gh×gw grid
 // (rows of 1536 values in dt), its encoder input placed by batch for w.
-func imageRequest(t testing.TB, rid string, w *Worker, batch *shm.Batch, gh, gw int, stream bool) (*schedulerpb.GenerateRequest, *shm.Buffer) {
+func imageRequest(t testing.TB, rid string, w *Worker, batch *shm.Batch, gh, gw int, stream bool) (*protocol.Request, *shm.Buffer) {
 	t.Helper()
 	dt := w.EncoderDType()
 	rows := gh * gw
@@ -215,14 +220,11 @@ func imageRequest(t testing.TB, rid string, w *Worker, batch *shm.Batch, gh, gw 
 	for i := range data {
 		data[i] = byte(i % 251)
 	}
-	var td *schedulerpb.TensorData
+	input := protocol.InlineTensor("pixel_values", dt, []int{rows, 1536}, data)
 	if buf != nil {
-		td, err = buf.TensorData(dt, []int{rows, 1536})
-		if err != nil {
+		if input.Payload, err = buf.Payload(dt, input.Shape); err != nil {
 			t.Fatal(err)
 		}
-	} else {
-		td = &schedulerpb.TensorData{Shape: []uint32{uint32(rows), 1536}, Dtype: dt.String(), Payload: &schedulerpb.TensorData_Inline{Inline: data}}
 	}
 	grid := make([]byte, 24)
 	binary.LittleEndian.PutUint64(grid[0:], 1)
@@ -231,46 +233,43 @@ func imageRequest(t testing.TB, rid string, w *Worker, batch *shm.Batch, gh, gw 
 	pad := uint32(151655)
 	n := rows / 4 // merge size 2
 	ids := []uint32{151644, 872, 198, 151652}
-	off := uint32(len(ids))
+	off := len(ids)
 	for k := 0; k < n; k++ {
 		ids = append(ids, pad)
 	}
 	ids = append(ids, 151653, 151645)
 	max := uint32(8)
-	return &schedulerpb.GenerateRequest{
-		RequestId:      rid,
-		Stream:         stream,
-		Tokenized:      &schedulerpb.TokenizedInput{InputIds: ids},
-		SamplingParams: &schedulerpb.SamplingParams{MaxNewTokens: &max},
-		MmInputs: &schedulerpb.MultimodalInputs{Items: []*schedulerpb.MultimodalItem{{
-			Modality:     commonpb.Modality_IMAGE,
-			EncoderInput: td,
-			ModelSpecificTensors: map[string]*schedulerpb.TensorData{
-				"image_grid_thw": {Shape: []uint32{1, 3}, Dtype: tensor.Int64.String(), Payload: &schedulerpb.TensorData_Inline{Inline: grid}},
-			},
-			Placeholders:       []*schedulerpb.PlaceholderRange{{Offset: off, Length: uint32(n)}},
-			PlaceholderTokenId: &pad,
-		}}},
+	return &protocol.Request{
+		ID:       rid,
+		Stream:   stream,
+		InputIDs: ids,
+		Sampling: protocol.Sampling{MaxTokens: &max},
+		Media: []protocol.MediaItem{{
+			Modality:     vision.Image,
+			Input:        input,
+			Side:         []protocol.Tensor{protocol.InlineTensor("image_grid_thw", tensor.Int64, []int{1, 3}, grid)},
+			Placeholders: []protocol.Range{{Offset: off, Length: n}},
+			PadToken:     &pad,
+		}},
 	}, buf
 }
 
-// collect reads a stream to its end.
-func collect(t *testing.T, s *Stream) (streamed []uint32, done *schedulerpb.GenerateComplete, err error) {
+// collect reads a stream to its end: the tokens of choice 0 and its last
+// event.
+func collect(t *testing.T, s *Stream) (streamed []uint32, done *protocol.Event, err error) {
 	t.Helper()
 	defer s.Close()
 	for {
-		r, err := s.Recv()
+		ev, err := s.Recv()
 		if errors.Is(err, io.EOF) {
 			return streamed, done, nil
 		}
 		if err != nil {
 			return streamed, done, err
 		}
-		if c := r.GetChunk(); c != nil {
-			streamed = append(streamed, c.GetTokenIds()...)
-		}
-		if c := r.GetComplete(); c != nil {
-			done = c
+		streamed = append(streamed, ev.Tokens...)
+		if ev.Done {
+			done = &ev
 		}
 	}
 }

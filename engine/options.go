@@ -9,6 +9,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"google.golang.org/grpc"
 
+	"github.com/mmgate/mmgate/engine/protocol"
 	"github.com/mmgate/mmgate/shm"
 	"github.com/mmgate/mmgate/tensor"
 )
@@ -54,16 +55,27 @@ type WorkerConfig struct {
 	// negative value means no threshold.
 	ShmMinBytes int
 	// EncoderDType overrides the dtype of encoder inputs sent to this
-	// worker ("float32", "bfloat16" or "float16"). Default: the worker's
-	// multimodal_encoder_dtype when it is one of those, else float32.
+	// worker ("float32", "bfloat16" or "float16"; it must be one its
+	// protocol accepts). Default: the worker's encoder dtype
+	// (protocol.Info.EncoderDType) when its protocol accepts it, else
+	// float32.
 	EncoderDType string
 	// MaxMessageSize is the gRPC message limit both ways. 0 means 256 MiB.
 	MaxMessageSize int
+	// Runtime forces the worker's protocol by name (a Protocol.Name of
+	// Options.Protocols, e.g. "tokenspeed"). Empty: the engine detects it,
+	// trying Options.Protocols in order.
+	Runtime string
 }
 
-// Options configure an Engine. The zero value of every field but Workers
-// means its default.
+// Options configure an Engine. The zero value of every field but Protocols
+// and Workers means its default.
 type Options struct {
+	// Protocols are the engine protocols workers may speak, in detection
+	// order (engine/builtin.Protocols is the built-in list). Required.
+	Protocols []protocol.Protocol
+	// Workers are the workers known at start; Add and Remove change the
+	// set later.
 	Workers []WorkerConfig
 	// Policy is "least_loaded" (default) or "round_robin".
 	Policy string
@@ -106,6 +118,7 @@ type workerSettings struct {
 	maxMsg    int
 	maxInline int
 	tls       *tls.Config // nil: plaintext
+	runtime   string      // "": detect
 }
 
 func (c WorkerConfig) settings() (workerSettings, error) {
@@ -113,7 +126,7 @@ func (c WorkerConfig) settings() (workerSettings, error) {
 	if err != nil {
 		return workerSettings{}, err
 	}
-	s := workerSettings{url: c.URL, target: target, mode: c.Transport, minBytes: c.ShmMinBytes, maxMsg: c.MaxMessageSize}
+	s := workerSettings{url: c.URL, target: target, mode: c.Transport, minBytes: c.ShmMinBytes, maxMsg: c.MaxMessageSize, runtime: c.Runtime}
 	if IsTLSURL(c.URL) {
 		if c.TLS != nil {
 			s.tls = c.TLS.Clone()

@@ -9,6 +9,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/mmgate/mmgate/engine/protocol"
 	"github.com/mmgate/mmgate/refworker"
 	"github.com/mmgate/mmgate/shm"
 	"github.com/mmgate/mmgate/tokenizer/tokenizertest"
@@ -39,25 +40,25 @@ func TestGenerateReusesSegments(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !w.Info().KeepsShm || !w.Route().Reuse {
-		t.Fatalf("capability not seen: info %v, route %+v", w.Info().KeepsShm, w.Route())
+	if !w.Info().KeepAfterRead || !w.Route().Reuse {
+		t.Fatalf("capability not seen: info %v, route %+v", w.Info().KeepAfterRead, w.Route())
 	}
 	names := map[string]bool{}
 	for i := range 4 {
 		rid := fmt.Sprint("k", i)
 		batch := pool.NewBatch(context.Background(), rid)
 		req, buf := imageRequest(t, rid, w, batch, 4, 6, true)
-		req.SamplingParams = nil
+		req.Sampling = protocol.Sampling{}
 		if buf.Path() != shm.PathShm {
 			t.Fatalf("placed %s", buf.Path())
 		}
-		name := req.GetMmInputs().GetItems()[0].GetEncoderInput().GetShm().GetName()
+		name := req.Media[0].Input.Payload.Shm.Name
 		if names[name] {
 			t.Fatalf("name %s sent twice", name)
 		}
 		names[name] = true
 		if i == 2 {
-			req.MmInputs.Items[0].Placeholders[0].Length = 3 // rejected
+			req.Media[0].Placeholders[0].Length = 3 // rejected
 			if _, err := e.Generate(context.Background(), w, req, batch); !errors.Is(err, ErrWorkerRejected) {
 				t.Fatalf("want a rejection, got %v", err)
 			}
@@ -112,10 +113,10 @@ func TestNoReuseWithoutCapability(t *testing.T) {
 	for _, w := range e.Workers() {
 		waitFor(t, "worker up", w.Healthy)
 		if w.Route().Reuse {
-			t.Errorf("%s: reuse on (keeps %v, mode %s)", w.URL(), w.Info().KeepsShm, w.Route().Mode)
+			t.Errorf("%s: reuse on (keeps %v, mode %s)", w.URL(), w.Info().KeepAfterRead, w.Route().Mode)
 		}
-		if w.Info().KeepsShm != (w.URL() == keeping.url) {
-			t.Errorf("%s: KeepsShm %v", w.URL(), w.Info().KeepsShm)
+		if w.Info().KeepAfterRead != (w.URL() == keeping.url) {
+			t.Errorf("%s: KeepAfterRead %v", w.URL(), w.Info().KeepAfterRead)
 		}
 	}
 }

@@ -1,86 +1,46 @@
 package engine
 
 import (
+	"context"
+	"fmt"
 	"sync"
 	"sync/atomic"
-	"time"
 
 	"google.golang.org/grpc"
 
-	commonpb "github.com/mmgate/mmgate/proto/common"
-	schedulerpb "github.com/mmgate/mmgate/proto/scheduler"
+	"github.com/mmgate/mmgate/engine/protocol"
 	"github.com/mmgate/mmgate/shm"
 	"github.com/mmgate/mmgate/tensor"
-	"github.com/mmgate/mmgate/vision"
 )
 
-// Info is what a worker said about itself the last time it was reached. It
-// is a snapshot: never modify it or the messages it points to.
-type Info struct {
-	// Model is the GetModelInfo response.
-	Model *schedulerpb.GetModelInfoResponse
-	// Server is the GetServerInfo response (nil when the worker does not
-	// implement it).
-	Server *schedulerpb.GetServerInfoResponse
-	// NamespaceID is the worker's scheduler_info["shm_namespace_id"] ("" if
-	// absent); NamespaceMatch reports whether it equals the pool's.
-	NamespaceID    string
-	NamespaceMatch bool
-	// KeepsShm is the worker's scheduler_info["shm_keep_after_read"]: it
-	// leaves shared-memory segments in place after reading them (and is
-	// done with their bytes once it answers), so the gateway may refill
-	// them for later requests (shm.Route.Reuse). Absent means false.
-	KeepsShm bool
-	// Modalities are the media kinds the model takes (from
-	// supported_modalities; a worker that lists none but supports vision
-	// is taken to accept images and videos).
-	Modalities []vision.Modality
-	// Runtime names the worker software (scheduler_info["worker"], else
-	// "tokenspeed"); it labels transport metrics.
-	Runtime string
-	// Fetched is when the info was read.
-	Fetched time.Time
-}
-
-// Name is the served model name.
-func (i *Info) Name() string { return i.Model.GetServedModelName() }
-
-// Supports reports whether the model takes every modality in need.
-func (i *Info) Supports(need []vision.Modality) bool {
-	for _, m := range need {
-		ok := false
-		for _, h := range i.Modalities {
-			if h == m {
-				ok = true
-				break
-			}
-		}
-		if !ok {
-			return false
-		}
-	}
-	return true
-}
-
-// Worker is one configured worker: its connection, health and info. It is
+// Worker is one worker: its connection, protocol, health and info. It is
 // safe for concurrent use.
 type Worker struct {
-	cfg    workerSettings
-	conn   *grpc.ClientConn
-	client schedulerpb.TokenSpeedSchedulerClient
-	pool   *shm.Pool
-	m      *metrics
+	cfg  workerSettings
+	conn *grpc.ClientConn
+	pool *shm.Pool
+	m    *metrics
+	// loopCtx is the context of the worker's health loop; stop ends it
+	// (Remove, Close). Both are set once, under the engine's lock, when the
+	// loop is bound.
+	loopCtx context.Context
+	stop    context.CancelFunc
 
 	inflight atomic.Int64 // Generate streams open from this gateway
+	removed  atomic.Bool  // taken out by Remove: close conn when idle
+	closed   sync.Once
 
 	mu          sync.RWMutex
+	proto       protocol.Protocol // nil until the worker was reached
+	client      protocol.Client
 	healthy     bool
-	info        *Info
+	info        *protocol.Info
+	caps        protocol.Capabilities
 	route       shm.Route
 	encDT       tensor.DType
-	loadsOK     bool  // GetLoads answered at least once and is not unimplemented
-	noLoads     bool  // GetLoads is unimplemented
-	remoteLoad  int64 // running + waiting requests at the last GetLoads
+	loadsOK     bool  // Loads answered at least once and is not unimplemented
+	noLoads     bool  // Loads is unimplemented
+	remoteLoad  int64 // running + waiting requests at the last Loads
 	localAtPoll int64 // our in-flight count when remoteLoad was read
 	lastErr     string
 }
@@ -96,10 +56,27 @@ func (w *Worker) Healthy() bool {
 }
 
 // Info returns the worker's last info, or nil if it was never reached.
-func (w *Worker) Info() *Info {
+func (w *Worker) Info() *protocol.Info {
 	w.mu.RLock()
 	defer w.mu.RUnlock()
 	return w.info
+}
+
+// Runtime is the protocol the worker speaks ("" until it was reached).
+func (w *Worker) Runtime() string {
+	w.mu.RLock()
+	defer w.mu.RUnlock()
+	if w.proto == nil {
+		return ""
+	}
+	return w.proto.Name()
+}
+
+// Capabilities are what the worker can take (zero until it was reached).
+func (w *Worker) Capabilities() protocol.Capabilities {
+	w.mu.RLock()
+	defer w.mu.RUnlock()
+	return w.caps
 }
 
 // Route is what shm.Batch.Place needs to place tensors for this worker.
@@ -122,8 +99,16 @@ func (w *Worker) MaxMessageSize() int { return w.cfg.maxMsg }
 // InFlight is the number of Generate streams open on this worker.
 func (w *Worker) InFlight() int { return int(w.inflight.Load()) }
 
+// protocol returns the worker's protocol and client (nil before the worker
+// was reached).
+func (w *Worker) protocol() (protocol.Protocol, protocol.Client) {
+	w.mu.RLock()
+	defer w.mu.RUnlock()
+	return w.proto, w.client
+}
+
 // load is the least_loaded score: the other clients' requests seen at the
-// last GetLoads plus this gateway's current in-flight count.
+// last Loads plus this gateway's current in-flight count.
 func (w *Worker) load() int64 {
 	local := w.inflight.Load()
 	w.mu.RLock()
@@ -140,37 +125,70 @@ func (w *Worker) begin() {
 }
 
 func (w *Worker) end() {
-	w.inflight.Add(-1)
+	n := w.inflight.Add(-1)
 	w.m.inflight.WithLabelValues(w.cfg.url).Dec()
+	if n == 0 && w.removed.Load() {
+		w.retire()
+	}
 }
 
-// setInfo installs a fresh info and marks the worker healthy. It reports
-// whether the worker was unhealthy before.
-func (w *Worker) setInfo(info *Info) (recovered bool) {
+// closeConn closes the connection once.
+func (w *Worker) closeConn() { w.closed.Do(func() { _ = w.conn.Close() }) }
+
+// retire closes a removed worker's connection and forgets its metrics; it
+// runs when the last stream open on it ends, so requests in flight finish.
+func (w *Worker) retire() {
+	w.closeConn()
+	w.m.healthy.DeleteLabelValues(w.cfg.url)
+	w.m.inflight.DeleteLabelValues(w.cfg.url)
+}
+
+// setInfo installs a fresh protocol binding and info and marks the worker
+// healthy. It reports whether the worker was unhealthy before, or an error
+// when the worker's settings do not fit its protocol.
+func (w *Worker) setInfo(p protocol.Protocol, c protocol.Client, info *protocol.Info) (recovered bool, err error) {
+	caps := p.Capabilities()
+	caps.Modalities = info.Modalities
+	caps.KeepAfterRead = info.KeepAfterRead
+	enc, err := encoderDType(w.cfg.encDT, info.EncoderDType, caps)
+	if err != nil {
+		return false, err
+	}
 	route := shm.Route{
 		Mode:           w.cfg.mode,
 		NamespaceMatch: info.NamespaceMatch,
 		Limits:         shm.Limits{MinBytes: w.cfg.minBytes, MaxInline: w.cfg.maxInline},
-		Runtime:        info.Runtime,
+		Runtime:        p.Name(),
 	}
-	if w.pool == nil {
+	if w.pool == nil || !caps.Shm {
 		route.Mode = shm.ModeInline
 	}
 	// Reuse only where the worker reads our directory and keeps files.
-	route.Reuse = info.KeepsShm && info.NamespaceMatch && usesShm(route)
-	enc := w.cfg.encDT
-	if enc == 0 {
-		enc = tensor.Float32
-		if dt, err := tensor.ParseDType(info.Model.GetMultimodalEncoderDtype()); err == nil && dt.IsFloat() {
-			enc = dt
-		}
-	}
+	route.Reuse = caps.KeepAfterRead && info.NamespaceMatch && usesShm(route)
 	w.mu.Lock()
 	recovered = !w.healthy
-	w.healthy, w.info, w.route, w.encDT, w.lastErr = true, info, route, enc, ""
+	w.proto, w.client = p, c
+	w.healthy, w.info, w.caps, w.route, w.encDT, w.lastErr = true, info, caps, route, enc, ""
 	w.mu.Unlock()
 	w.m.healthy.WithLabelValues(w.cfg.url).Set(1)
-	return recovered
+	return recovered, nil
+}
+
+// encoderDType chooses the encoder input dtype: the configured one (which
+// the protocol must accept), else the worker's when the protocol accepts it
+// and it is a float type, else float32 (or the protocol's first dtype).
+func encoderDType(configured, reported tensor.DType, caps protocol.Capabilities) (tensor.DType, error) {
+	switch {
+	case configured != 0 && !caps.AcceptsDType(configured):
+		return 0, fmt.Errorf("encoder dtype %v is not one the protocol accepts %v: %w", configured, caps.DTypes, ErrBadOptions)
+	case configured != 0:
+		return configured, nil
+	case reported.IsFloat() && caps.AcceptsDType(reported):
+		return reported, nil
+	case caps.AcceptsDType(tensor.Float32) || len(caps.DTypes) == 0:
+		return tensor.Float32, nil
+	}
+	return caps.DTypes[0], nil
 }
 
 // setDown takes the worker out of the rotation. It reports whether it was
@@ -195,40 +213,4 @@ func (w *Worker) setLoads(remote int64, local int64) {
 // r at all (its mode allows it).
 func usesShm(r shm.Route) bool {
 	return r.Mode == shm.ModeShm || (r.Mode == shm.ModeAuto && r.NamespaceMatch)
-}
-
-// modalitiesOf maps the wire modalities; a vision model listing none takes
-// images and videos.
-func modalitiesOf(mi *schedulerpb.GetModelInfoResponse) []vision.Modality {
-	var out []vision.Modality
-	add := func(m vision.Modality) {
-		for _, h := range out {
-			if h == m {
-				return
-			}
-		}
-		out = append(out, m)
-	}
-	for _, m := range mi.GetSupportedModalities() {
-		if v, ok := modalityOf(m); ok {
-			add(v)
-		}
-	}
-	if len(out) == 0 && (mi.GetSupportsVision() || mi.GetSupportsMultimodal()) {
-		out = []vision.Modality{vision.Image, vision.Video}
-	}
-	return out
-}
-
-// modalityOf maps a wire modality to vision's.
-func modalityOf(m commonpb.Modality) (vision.Modality, bool) {
-	switch m {
-	case commonpb.Modality_IMAGE:
-		return vision.Image, true
-	case commonpb.Modality_VIDEO:
-		return vision.Video, true
-	case commonpb.Modality_AUDIO:
-		return vision.Audio, true
-	}
-	return 0, false
 }

@@ -17,6 +17,7 @@ import (
 	"google.golang.org/protobuf/types/known/structpb"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
+	"github.com/mmgate/mmgate/engine/tokenspeed/tensordata"
 	"github.com/mmgate/mmgate/family"
 	commonpb "github.com/mmgate/mmgate/proto/common"
 	schedulerpb "github.com/mmgate/mmgate/proto/scheduler"
@@ -70,7 +71,7 @@ type Server struct {
 	opts    Options
 	model   *modelInfo
 	tok     Tokenizer
-	reader  *shm.Reader
+	reader  tensordata.Reader
 	encDT   string
 	started time.Time
 
@@ -115,7 +116,7 @@ func New(o Options) (*Server, error) {
 		return nil, fmt.Errorf("%w: encoder dtype %q is not float32, bfloat16 or float16", ErrOptions, enc)
 	}
 	return &Server{
-		opts: o, model: m, tok: o.Tokenizer, reader: o.Reader, encDT: enc,
+		opts: o, model: m, tok: o.Tokenizer, reader: tensordata.Reader{Reader: o.Reader}, encDT: enc,
 		started: time.Now(), inflight: map[string]context.CancelFunc{},
 	}, nil
 }

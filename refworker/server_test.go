@@ -21,6 +21,7 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/status"
 
+	"github.com/mmgate/mmgate/engine/tokenspeed/tensordata"
 	commonpb "github.com/mmgate/mmgate/proto/common"
 	schedulerpb "github.com/mmgate/mmgate/proto/scheduler"
 	"github.com/mmgate/mmgate/shm"
@@ -144,7 +145,7 @@ func (e *env) imageItem(t *testing.T, gh, gw int, dt tensor.DType, mode shm.Mode
 		buf.Bytes()[i] = fill + byte(i%251)
 	}
 	want := append([]byte(nil), buf.Bytes()...)
-	td, err := buf.TensorData(dt, []int{rows, 1536})
+	td, err := tensordata.Seal(buf, dt, []int{rows, 1536})
 	if err != nil {
 		t.Fatal(err)
 	}

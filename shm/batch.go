@@ -3,11 +3,9 @@ package shm
 import (
 	"errors"
 	"fmt"
-	"math"
 	"sync"
 	"time"
 
-	schedulerpb "github.com/mmgate/mmgate/proto/scheduler"
 	"github.com/mmgate/mmgate/tensor"
 )
 
@@ -213,7 +211,7 @@ type Route struct {
 }
 
 // Buffer is the destination of one tensor: a mapped segment (PathShm) or a
-// fresh Go slice (PathInline). Fill Bytes, then call TensorData.
+// fresh Go slice (PathInline). Fill Bytes, then call Payload.
 type Buffer struct {
 	path Path
 	data []byte
@@ -229,36 +227,26 @@ func (x *Buffer) Bytes() []byte { return x.data }
 // Segment is the shared-memory segment, or nil for an inline buffer.
 func (x *Buffer) Segment() *Segment { return x.seg }
 
-// TensorData builds the wire tensor once Bytes is filled; for a segment it
-// seals it first (Bytes must not be used afterwards). shape and dtype must
+// Payload describes the tensor once Bytes is filled; for a segment it seals
+// it first (Bytes must not be used afterwards). shape and dtype must
 // describe exactly len(Bytes()) bytes.
-func (x *Buffer) TensorData(dt tensor.DType, shape []int) (*schedulerpb.TensorData, error) {
+func (x *Buffer) Payload(dt tensor.DType, shape []int) (Payload, error) {
 	n, err := tensor.ByteSize(dt, shape)
 	if err != nil {
-		return nil, fmt.Errorf("shm: tensor data: %w", err)
+		return Payload{}, fmt.Errorf("shm: payload: %w", err)
 	}
 	if n != len(x.data) {
-		return nil, fmt.Errorf("shm: tensor data: %s%v is %d bytes, buffer has %d: %w", dt, shape, n, len(x.data), tensor.ErrShape)
+		return Payload{}, fmt.Errorf("shm: payload: %s%v is %d bytes, buffer has %d: %w", dt, shape, n, len(x.data), tensor.ErrShape)
 	}
-	dims := make([]uint32, len(shape))
-	for i, d := range shape {
-		if d > math.MaxUint32 {
-			return nil, fmt.Errorf("shm: tensor data: dimension %d of %v: %w", i, shape, tensor.ErrShape)
-		}
-		dims[i] = uint32(d)
-	}
-	td := &schedulerpb.TensorData{Shape: dims, Dtype: dt.String()}
 	if x.seg == nil {
-		td.Payload = &schedulerpb.TensorData_Inline{Inline: x.data}
-		return td, nil
+		return Payload{Inline: x.data}, nil
 	}
 	if err := x.seg.Seal(); err != nil {
-		return nil, err
+		return Payload{}, err
 	}
 	h := x.seg.Handle()
-	h.Nbytes = uint64(len(x.data)) // a reused segment may be longer
-	td.Payload = &schedulerpb.TensorData_Shm{Shm: h}
-	return td, nil
+	h.NBytes = uint64(len(x.data)) // a reused segment may be longer
+	return Payload{Shm: &h}, nil
 }
 
 // Place chooses the path of a tensor of nbytes for route (see Decide) and

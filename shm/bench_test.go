@@ -6,7 +6,6 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	schedulerpb "github.com/mmgate/mmgate/proto/scheduler"
 	"github.com/mmgate/mmgate/tensor"
 )
 
@@ -37,8 +36,8 @@ func BenchmarkSegment(b *testing.B) {
 					mem[i] = byte(i)
 				}
 				s.Seal()
-				v, err := r.Read(&schedulerpb.TensorData{Shape: []uint32{uint32(n / 4)}, Dtype: "uint32",
-					Payload: &schedulerpb.TensorData_Shm{Shm: s.Handle()}})
+				v, err := r.Read(Wire{Shape: []uint32{uint32(n / 4)}, DType: "uint32",
+					Kind: ShmPayload, Shm: s.Handle()})
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -59,7 +58,7 @@ func BenchmarkSegment(b *testing.B) {
 const qwenImageBytes = 60 * 80 * 1536 * 2
 
 // BenchmarkPlaceFillCommit measures the gateway's side of one request's
-// tensor on /dev/shm — Place, fill every byte, TensorData, Commit — with
+// tensor on /dev/shm — Place, fill every byte, Payload, Commit — with
 // fresh segments (the worker unlinks each after reading) and with reused
 // ones (the worker keeps them). worker=map adds the worker's read (map,
 // unmap; unlink without reuse); worker=none stands in for it by unlinking
@@ -91,7 +90,7 @@ func BenchmarkPlaceFillCommit(b *testing.B) {
 						b.Fatal(err)
 					}
 					copy(x.Bytes(), src)
-					td, err := x.TensorData(tensor.BFloat16, []int{60 * 80, 1536})
+					td, err := sealed(x, tensor.BFloat16, []int{60 * 80, 1536})
 					if err != nil {
 						b.Fatal(err)
 					}
@@ -103,7 +102,7 @@ func BenchmarkPlaceFillCommit(b *testing.B) {
 						}
 						v.Close()
 					case !reuse:
-						_ = unix.Unlinkat(p.dirfd, td.GetShm().GetName(), 0)
+						_ = unix.Unlinkat(p.dirfd, td.Shm.Name, 0)
 					}
 					batch.Commit()
 				}

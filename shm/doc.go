@@ -1,9 +1,11 @@
-// Package shm moves tensors between a gateway and a TokenSpeed worker on the
-// same host through files in a shared tmpfs (/dev/shm), as the TokenSpeed
-// scheduler protocol's TensorData.shm handle (smg.grpc.common.ShmHandle)
-// describes, instead of inside the gRPC message. It holds both sides: the
-// producer (Pool, Batch, Segment; the gateway) and the consumer (Reader; the
-// worker). Linux only.
+// Package shm moves tensors between a gateway and a worker on the same host
+// through files in a shared tmpfs (/dev/shm), as the engine protocols'
+// shared-memory handle (smg.grpc.common.ShmHandle) describes, instead of
+// inside the gRPC message. It holds both sides: the producer (Pool, Batch,
+// Segment; the gateway) and the consumer (Reader; the worker). It knows no
+// protocol: tensors are described by Payload and Handle on the gateway side
+// and by Wire on the worker side, and each protocol package converts its own
+// messages (engine/tokenspeed/tensordata for TokenSpeed). Linux only.
 //
 // # Choosing the path
 //
@@ -26,7 +28,7 @@
 //	defer b.Release()                       // no-op after Commit
 //	buf, err := b.Place(route, nbytes, "image")
 //	fill(buf.Bytes())                       // the preprocessor writes here
-//	td, err := buf.TensorData(dtype, shape) // seals a segment
+//	p, err := buf.Payload(dtype, shape)     // seals a segment
 //	... send the GenerateRequest; when the worker has taken it:
 //	b.Commit()
 //

@@ -6,9 +6,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
-	commonpb "github.com/mmgate/mmgate/proto/common"
-	schedulerpb "github.com/mmgate/mmgate/proto/scheduler"
 )
 
 // FuzzParseName: parseName never panics, and accepts only names that
@@ -46,8 +43,8 @@ func FuzzReadHandle(f *testing.F) {
 			t.Fatal(err)
 		}
 		defer r.Close()
-		v, err := r.Read(&schedulerpb.TensorData{Shape: []uint32{dim}, Dtype: dtype,
-			Payload: &schedulerpb.TensorData_Shm{Shm: &commonpb.ShmHandle{Name: name, Offset: off, Nbytes: n}}})
+		v, err := r.Read(Wire{Shape: []uint32{dim}, DType: dtype,
+			Kind: ShmPayload, Shm: Handle{Name: name, Offset: off, NBytes: n}})
 		if err == nil {
 			if name != "mmgate-a" || uint64(len(v.Data)) != n || off+n > 16 {
 				t.Fatalf("accepted %q off %d n %d", name, off, n)

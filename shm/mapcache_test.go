@@ -5,9 +5,6 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
-
-	commonpb "github.com/mmgate/mmgate/proto/common"
-	schedulerpb "github.com/mmgate/mmgate/proto/scheduler"
 )
 
 // A reader that keeps files maps a refilled file once: later names of the
@@ -22,8 +19,8 @@ func TestKeepReaderMapsRefilledFileOnce(t *testing.T) {
 	const n = 1 << 16
 	name := DefaultPrefix + "0123456789abcdef0123456789abcdef"
 	path := filepath.Join(dir, name)
-	td := func(name string) *schedulerpb.TensorData {
-		return &schedulerpb.TensorData{Shape: []uint32{n}, Dtype: "uint32", Payload: &schedulerpb.TensorData_Shm{Shm: &commonpb.ShmHandle{Name: name, Nbytes: 4 * n}}}
+	td := func(name string) Wire {
+		return Wire{Shape: []uint32{n}, DType: "uint32", Kind: ShmPayload, Shm: Handle{Name: name, NBytes: 4 * n}}
 	}
 	for round := 0; round < 4; round++ {
 		want := bytes.Repeat([]byte{byte(round + 1)}, 4*n)

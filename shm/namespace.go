@@ -7,8 +7,6 @@ import (
 	"strings"
 
 	"golang.org/x/sys/unix"
-
-	schedulerpb "github.com/mmgate/mmgate/proto/scheduler"
 )
 
 // bootIDPath is where Linux publishes the random id of the current boot.
@@ -33,12 +31,6 @@ func NamespaceID(dir string) (string, error) {
 		return "", fmt.Errorf("shm: namespace id: stat %s: %w", dir, err)
 	}
 	return boot + ":" + strconv.FormatUint(st.Dev, 10), nil
-}
-
-// WorkerNamespaceID reads scheduler_info["shm_namespace_id"] from a worker's
-// GetServerInfo answer ("" when absent or not a string).
-func WorkerNamespaceID(info *schedulerpb.GetServerInfoResponse) string {
-	return info.GetSchedulerInfo().GetFields()["shm_namespace_id"].GetStringValue()
 }
 
 // SameNamespace reports whether a worker advertising workerID shares this

@@ -68,7 +68,7 @@ func TestAllocCommitRelease(t *testing.T) {
 	if fi.Mode().Perm() != 0o600 || !fi.Mode().IsRegular() || fi.Size() != 10000 {
 		t.Fatalf("mode %v size %d", fi.Mode(), fi.Size())
 	}
-	if h := s.Handle(); h.Name != s.Name() || h.Nbytes != 10000 || h.Offset != 0 || h.OwnerId != p.Owner() {
+	if h := s.Handle(); h.Name != s.Name() || h.NBytes != 10000 || h.Offset != 0 || h.Owner != p.Owner() {
 		t.Fatalf("handle %v", h)
 	}
 	if n, by := p.InUse(); n != 1 || by != 10000 {
@@ -217,11 +217,11 @@ func TestBudgetAndFallback(t *testing.T) {
 	if v := value(t, p.m.bytes.WithLabelValues("rt", "image", "inline")); v != 6000 {
 		t.Fatalf("inline bytes %v", v)
 	}
-	td, err := x1.TensorData(tensor.Float32, []int{1500})
-	if err != nil || td.GetShm().GetNbytes() != 6000 || td.GetDtype() != "float32" {
+	td, err := x1.Payload(tensor.Float32, []int{1500})
+	if err != nil || td.Shm == nil || td.Shm.NBytes != 6000 {
 		t.Fatalf("tensor data %v %v", td, err)
 	}
-	if _, err := x2.TensorData(tensor.Float32, []int{1501}); !errors.Is(err, tensor.ErrShape) {
+	if _, err := x2.Payload(tensor.Float32, []int{1501}); !errors.Is(err, tensor.ErrShape) {
 		t.Fatalf("bad shape: %v", err)
 	}
 	g := gathered(t, reg)

@@ -9,7 +9,6 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	schedulerpb "github.com/mmgate/mmgate/proto/scheduler"
 	"github.com/mmgate/mmgate/tensor"
 )
 
@@ -34,7 +33,7 @@ type ReaderOptions struct {
 	Logger *slog.Logger
 }
 
-// Reader reads TensorData (inline or shm) on the worker side. It is safe for
+// Reader reads received tensors (inline or shm) on the worker side. It is safe for
 // concurrent use.
 type Reader struct {
 	opts  ReaderOptions
@@ -113,50 +112,46 @@ func (v *View) Close() error {
 	return rel()
 }
 
-// Read checks td and returns its bytes: the inline payload as is, or the
+// Read checks w and returns its bytes: the inline payload as is, or the
 // shared-memory segment mapped (zero-copy) or copied. nbytes must equal
 // prod(shape) × element size. Refusals wrap ErrBadHandle.
-func (r *Reader) Read(td *schedulerpb.TensorData) (*View, error) {
-	dt, shape, want, err := header(td)
+func (r *Reader) Read(w Wire) (*View, error) {
+	dt, shape, want, err := header(w)
 	if err != nil {
-		r.discard(td)
+		r.discard(w)
 		return nil, err
 	}
-	switch p := td.GetPayload().(type) {
-	case *schedulerpb.TensorData_Inline:
-		if len(p.Inline) != want {
-			return nil, fmt.Errorf("shm: read: inline payload has %d bytes, %s%v needs %d: %w", len(p.Inline), dt, shape, want, ErrBadHandle)
+	switch w.Kind {
+	case InlinePayload:
+		if len(w.Inline) != want {
+			return nil, fmt.Errorf("shm: read: inline payload has %d bytes, %s%v needs %d: %w", len(w.Inline), dt, shape, want, ErrBadHandle)
 		}
-		return &View{Tensor: tensor.Tensor{DType: dt, Shape: shape, Data: p.Inline}, Path: PathInline}, nil
-	case *schedulerpb.TensorData_Shm:
-		h := p.Shm
-		if h == nil {
-			return nil, fmt.Errorf("shm: read: empty shm handle: %w", ErrBadHandle)
-		}
-		data, release, err := r.readSegment(h.GetName(), h.GetOffset(), h.GetNbytes(), want, nil)
+		return &View{Tensor: tensor.Tensor{DType: dt, Shape: shape, Data: w.Inline}, Path: PathInline}, nil
+	case ShmPayload:
+		h := w.Shm
+		data, release, err := r.readSegment(h.Name, h.Offset, h.NBytes, want, nil)
 		if err != nil {
 			return nil, err
 		}
 		return &View{Tensor: tensor.Tensor{DType: dt, Shape: shape, Data: data}, Path: PathShm, release: release}, nil
-	case nil:
+	case NoPayload:
 		return nil, fmt.Errorf("shm: read: tensor has no payload: %w", ErrBadHandle)
 	default:
-		return nil, fmt.Errorf("shm: read: payload %T not supported: %w", p, ErrBadHandle)
+		return nil, fmt.Errorf("shm: read: payload %s not supported: %w", w.Other, ErrBadHandle)
 	}
 }
 
 // ReadInto is Read that copies a shm payload into buf (grown when too small)
 // instead of mapping it; the returned tensor's Data aliases buf or the inline
 // payload.
-func (r *Reader) ReadInto(td *schedulerpb.TensorData, buf []byte) (tensor.Tensor, error) {
-	dt, shape, want, err := header(td)
+func (r *Reader) ReadInto(w Wire, buf []byte) (tensor.Tensor, error) {
+	dt, shape, want, err := header(w)
 	if err != nil {
-		r.discard(td)
+		r.discard(w)
 		return tensor.Tensor{}, err
 	}
-	h := td.GetShm()
-	if h == nil {
-		v, err := r.Read(td)
+	if w.Kind != ShmPayload {
+		v, err := r.Read(w)
 		if err != nil {
 			return tensor.Tensor{}, err
 		}
@@ -165,7 +160,7 @@ func (r *Reader) ReadInto(td *schedulerpb.TensorData, buf []byte) (tensor.Tensor
 	if cap(buf) < want {
 		buf = make([]byte, want)
 	}
-	data, _, err := r.readSegment(h.GetName(), h.GetOffset(), h.GetNbytes(), want, buf[:want])
+	data, _, err := r.readSegment(w.Shm.Name, w.Shm.Offset, w.Shm.NBytes, want, buf[:want])
 	if err != nil {
 		return tensor.Tensor{}, err
 	}
@@ -173,16 +168,13 @@ func (r *Reader) ReadInto(td *schedulerpb.TensorData, buf []byte) (tensor.Tensor
 }
 
 // header parses dtype and shape and returns the byte size they imply.
-func header(td *schedulerpb.TensorData) (tensor.DType, []int, int, error) {
-	if td == nil {
-		return 0, nil, 0, fmt.Errorf("shm: read: nil tensor: %w", ErrBadHandle)
-	}
-	dt, err := tensor.ParseDType(td.GetDtype())
+func header(w Wire) (tensor.DType, []int, int, error) {
+	dt, err := tensor.ParseDType(w.DType)
 	if err != nil {
 		return 0, nil, 0, fmt.Errorf("shm: read: %w: %w", ErrBadHandle, err)
 	}
-	shape := make([]int, len(td.GetShape()))
-	for i, d := range td.GetShape() {
+	shape := make([]int, len(w.Shape))
+	for i, d := range w.Shape {
 		shape[i] = int(d)
 	}
 	n, err := tensor.ByteSize(dt, shape)
@@ -295,12 +287,11 @@ func preadFull(fd int, dst []byte, off int64) error {
 
 // discard unlinks the segment of a refused tensor whose handle names a
 // valid file with an accepted prefix.
-func (r *Reader) discard(td *schedulerpb.TensorData) {
-	h := td.GetShm()
-	if h == nil || r.opts.KeepFiles || validName(h.GetName()) != nil || !r.accepted(h.GetName()) {
+func (r *Reader) discard(w Wire) {
+	if w.Kind != ShmPayload || r.opts.KeepFiles || validName(w.Shm.Name) != nil || !r.accepted(w.Shm.Name) {
 		return
 	}
-	r.unlink(h.GetName())
+	r.unlink(w.Shm.Name)
 }
 
 // unlink removes a segment after reading it; only called for names with an

@@ -9,9 +9,6 @@ import (
 	"testing"
 
 	"golang.org/x/sys/unix"
-
-	commonpb "github.com/mmgate/mmgate/proto/common"
-	schedulerpb "github.com/mmgate/mmgate/proto/scheduler"
 )
 
 func newTestReader(t *testing.T, dir string, o ReaderOptions) *Reader {
@@ -25,9 +22,8 @@ func newTestReader(t *testing.T, dir string, o ReaderOptions) *Reader {
 	return r
 }
 
-func shmTensor(name string, offset, nbytes uint64, dtype string, shape ...uint32) *schedulerpb.TensorData {
-	return &schedulerpb.TensorData{Shape: shape, Dtype: dtype, Payload: &schedulerpb.TensorData_Shm{
-		Shm: &commonpb.ShmHandle{Name: name, Offset: offset, Nbytes: nbytes}}}
+func shmTensor(name string, offset, nbytes uint64, dtype string, shape ...uint32) Wire {
+	return Wire{Shape: shape, DType: dtype, Kind: ShmPayload, Shm: Handle{Name: name, Offset: offset, NBytes: nbytes}}
 }
 
 func exists(path string) bool { _, err := os.Lstat(path); return err == nil }
@@ -73,7 +69,7 @@ func TestReaderReadsAndUnlinks(t *testing.T) {
 		t.Fatal("KeepFiles unlinked")
 	}
 	// Inline payloads.
-	v, err := r.Read(&schedulerpb.TensorData{Shape: []uint32{2}, Dtype: "bfloat16", Payload: &schedulerpb.TensorData_Inline{Inline: []byte{1, 2, 3, 4}}})
+	v, err := r.Read(inlineWire([]byte{1, 2, 3, 4}, "bfloat16", 2))
 	if err != nil || v.Path != PathInline || len(v.Data) != 4 {
 		t.Fatalf("inline: %v", err)
 	}
@@ -100,7 +96,7 @@ func TestReaderRefuses(t *testing.T) {
 	}
 	for _, tc := range []struct {
 		name     string
-		td       *schedulerpb.TensorData
+		td       Wire
 		want     string
 		unlinked string // a file that must be gone afterwards ("" none)
 	}{
@@ -122,8 +118,9 @@ func TestReaderRefuses(t *testing.T) {
 		{"bad dtype foreign name", shmTensor("victim", 0, 8, "float64", 1), "unknown dtype", ""},
 		{"directory", shmTensor("mmgate-dir", 0, 8, "int64", 1), "not a regular file", ""},
 		{"fifo", shmTensor("mmgate-fifo", 0, 8, "int64", 1), "not a regular file", "mmgate-fifo"},
-		{"no payload", &schedulerpb.TensorData{Shape: []uint32{1}, Dtype: "int64"}, "no payload", ""},
-		{"inline size", &schedulerpb.TensorData{Shape: []uint32{3}, Dtype: "int64", Payload: &schedulerpb.TensorData_Inline{Inline: make([]byte, 16)}}, "inline payload has 16 bytes", ""},
+		{"no payload", Wire{Shape: []uint32{1}, DType: "int64"}, "no payload", ""},
+		{"inline size", inlineWire(make([]byte, 16), "int64", 3), "inline payload has 16 bytes", ""},
+		{"remote", Wire{Shape: []uint32{1}, DType: "int64", Kind: OtherPayload, Other: "remote"}, "payload remote not supported", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			setup(t)

@@ -12,7 +12,6 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
-	schedulerpb "github.com/mmgate/mmgate/proto/scheduler"
 	"github.com/mmgate/mmgate/tensor"
 )
 
@@ -35,7 +34,7 @@ func reuseCounts(t *testing.T, p *Pool) (hits, misses float64) {
 
 // placeFilled places n bytes (uint8 [n]) for r, fills them with fill and
 // returns the wire tensor.
-func placeFilled(t testing.TB, b *Batch, r Route, n int, fill byte) (*Buffer, *schedulerpb.TensorData) {
+func placeFilled(t testing.TB, b *Batch, r Route, n int, fill byte) (*Buffer, Wire) {
 	t.Helper()
 	x, err := b.Place(r, n, "image")
 	if err != nil {
@@ -47,7 +46,7 @@ func placeFilled(t testing.TB, b *Batch, r Route, n int, fill byte) (*Buffer, *s
 	for i := range x.Bytes() {
 		x.Bytes()[i] = fill + byte(i%7)
 	}
-	td, err := x.TensorData(tensor.Float16, []int{n / 2})
+	td, err := sealed(x, tensor.Float16, []int{n / 2})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,7 +54,7 @@ func placeFilled(t testing.TB, b *Batch, r Route, n int, fill byte) (*Buffer, *s
 }
 
 // readCheck reads td as a worker would and checks its bytes.
-func readCheck(t testing.TB, r *Reader, td *schedulerpb.TensorData, n int, fill byte) {
+func readCheck(t testing.TB, r *Reader, td Wire, n int, fill byte) {
 	t.Helper()
 	v, err := r.Read(td)
 	if err != nil {
@@ -81,12 +80,12 @@ func TestReuseSequential(t *testing.T) {
 	for i, n := range sizes {
 		b := p.NewBatch(context.Background(), fmt.Sprint("r", i))
 		x, td := placeFilled(t, b, reuseRoute, n, byte(i*10))
-		name := td.GetShm().GetName()
+		name := td.Shm.Name
 		if seen[name] {
 			t.Fatalf("name %s handed out twice", name)
 		}
 		seen[name] = true
-		if got := td.GetShm().GetNbytes(); got != uint64(n) {
+		if got := td.Shm.NBytes; got != uint64(n) {
 			t.Fatalf("handle nbytes %d, want %d", got, n)
 		}
 		if _, ok := parseName(p.Prefix(), name); !ok {
@@ -133,7 +132,7 @@ func TestNoReuseAfterRelease(t *testing.T) {
 	r := keepReader(t, dir, true)
 	b := p.NewBatch(context.Background(), "fail")
 	_, td := placeFilled(t, b, reuseRoute, 50000, 1)
-	first := td.GetShm().GetName()
+	first := td.Shm.Name
 	b.Release()
 	// A released request's segment is removed, never reused: the worker
 	// may still be reading it.
@@ -301,7 +300,7 @@ func TestReuseConcurrent(t *testing.T) {
 			for i := range 40 {
 				b := p.NewBatch(context.Background(), "r")
 				fill := byte(g*40 + i)
-				var tds []*schedulerpb.TensorData
+				var tds []Wire
 				for k := range 2 {
 					x, err := b.Place(reuseRoute, 20000+k*8000, "image")
 					if err != nil {
@@ -311,7 +310,7 @@ func TestReuseConcurrent(t *testing.T) {
 					for j := range x.Bytes() {
 						x.Bytes()[j] = fill
 					}
-					td, err := x.TensorData(tensor.Float16, []int{(20000 + k*8000) / 2})
+					td, err := sealed(x, tensor.Float16, []int{(20000 + k*8000) / 2})
 					if err != nil {
 						t.Error(err)
 						return
@@ -320,11 +319,11 @@ func TestReuseConcurrent(t *testing.T) {
 				}
 				for _, td := range tds {
 					mu.Lock()
-					dup := names[td.GetShm().GetName()]
-					names[td.GetShm().GetName()] = true
+					dup := names[td.Shm.Name]
+					names[td.Shm.Name] = true
 					mu.Unlock()
 					if dup {
-						t.Errorf("name %s repeated", td.GetShm().GetName())
+						t.Errorf("name %s repeated", td.Shm.Name)
 					}
 					v, err := r.Read(td)
 					if err != nil {
@@ -376,7 +375,7 @@ func TestReuseJanitor(t *testing.T) {
 	_, td := placeFilled(t, b, reuseRoute, 30000, 1)
 	readCheck(t, r, td, 30000, 1)
 	b.Commit()
-	first := td.GetShm().GetName()
+	first := td.Shm.Name
 
 	for range 5 { // 5 × 20 s: past several deadlines
 		clk.Add(20 * time.Second)

@@ -17,6 +17,7 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/status"
 
+	"github.com/mmgate/mmgate/engine/tokenspeed/tensordata"
 	"github.com/mmgate/mmgate/internal/transportbench"
 	commonpb "github.com/mmgate/mmgate/proto/common"
 	schedulerpb "github.com/mmgate/mmgate/proto/scheduler"
@@ -125,7 +126,7 @@ func TestRoundTripSeparateProcess(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	workerNS := shm.WorkerNamespaceID(info)
+	workerNS := info.GetSchedulerInfo().GetFields()["shm_namespace_id"].GetStringValue()
 	if !pool.SameNamespace(workerNS) {
 		t.Fatalf("namespace ids differ: worker %q, gateway %q", workerNS, pool.NamespaceID())
 	}
@@ -149,14 +150,14 @@ func TestRoundTripSeparateProcess(t *testing.T) {
 						t.Fatalf("path %v, want %v", x.Path(), wantPath)
 					}
 					copy(x.Bytes(), want)
-					td, err := x.TensorData(dt, shape)
+					td, err := tensordata.Seal(x, dt, shape)
 					if err != nil {
 						t.Fatal(err)
 					}
 					grid := []byte{1, 0, 0, 0, 0, 0, 0, 0, 4, 0, 0, 0, 0, 0, 0, 0, 6, 0, 0, 0, 0, 0, 0, 0}
 					gx, _ := b.Place(route, len(grid), "image")
 					copy(gx.Bytes(), grid)
-					gtd, _ := gx.TensorData(tensor.Int64, []int{1, 3})
+					gtd, _ := tensordata.Seal(gx, tensor.Int64, []int{1, 3})
 					got, err := generate(clients[tr], &schedulerpb.MultimodalItem{
 						Modality:             commonpb.Modality_IMAGE,
 						EncoderInput:         td,
@@ -186,7 +187,7 @@ func TestRoundTripSeparateProcess(t *testing.T) {
 		if err != nil || x.Path() != shm.PathShm {
 			t.Fatal(err)
 		}
-		td, _ := x.TensorData(tensor.Float32, []int{1024})
+		td, _ := tensordata.Seal(x, tensor.Float32, []int{1024})
 		// The first item is refused, so the worker never reaches the second.
 		bad := &schedulerpb.TensorData{Shape: []uint32{3}, Dtype: "int64", Payload: &schedulerpb.TensorData_Inline{Inline: make([]byte, 8)}}
 		_, err = generate(clients["unix"], &schedulerpb.MultimodalItem{EncoderInput: bad}, &schedulerpb.MultimodalItem{EncoderInput: td})

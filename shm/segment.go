@@ -8,8 +8,6 @@ import (
 	"unsafe"
 
 	"golang.org/x/sys/unix"
-
-	commonpb "github.com/mmgate/mmgate/proto/common"
 )
 
 // Segment is one shared-memory file being filled by the producer. Bytes is a
@@ -53,9 +51,9 @@ func (s *Segment) Bytes() []byte {
 	return s.mem
 }
 
-// Handle describes the segment for TensorData.shm: the whole file, offset 0.
-func (s *Segment) Handle() *commonpb.ShmHandle {
-	return &commonpb.ShmHandle{Name: s.name, Offset: 0, Nbytes: uint64(s.size), OwnerId: s.pool.owner}
+// Handle describes the whole segment: offset 0, its full size.
+func (s *Segment) Handle() Handle {
+	return Handle{Name: s.name, Offset: 0, NBytes: uint64(s.size), Owner: s.pool.owner}
 }
 
 // Seal ends writing: the file is made read-only (0400, or 0440 when shared

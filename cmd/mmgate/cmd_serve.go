@@ -24,6 +24,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 
 	"github.com/mmgate/mmgate/engine"
+	protocols "github.com/mmgate/mmgate/engine/builtin"
 	"github.com/mmgate/mmgate/family/builtin"
 	"github.com/mmgate/mmgate/internal/cpupool"
 	"github.com/mmgate/mmgate/internal/demomodel"
@@ -261,7 +262,7 @@ func (f *serveFlags) validate() (*serveConfig, error) {
 }
 
 // configWorkers reads the config file's `workers:` list with per-worker
-// overrides (url, mm_transport, mm_shm_min_bytes, encoder_dtype).
+// overrides (url, mm_transport, mm_shm_min_bytes, encoder_dtype, runtime).
 func configWorkers(path string, c *serveConfig, f *serveFlags) ([]engine.WorkerConfig, error) {
 	doc, err := readConfigFile(path)
 	if err != nil {
@@ -296,6 +297,9 @@ func configWorkers(path string, c *serveConfig, f *serveFlags) ([]engine.WorkerC
 		}
 		if v, ok := m["encoder_dtype"].(string); ok {
 			w.EncoderDType = v
+		}
+		if v, ok := m["runtime"].(string); ok {
+			w.Runtime = v
 		}
 		out = append(out, w)
 	}
@@ -363,7 +367,8 @@ func serve(ctx context.Context, s *stdio, f *serveFlags, c *serveConfig, log *sl
 	defer stopJanitor()
 	go pool.RunJanitor(poolCtx)
 
-	eng, err := engine.New(engine.Options{StallTimeout: f.stallTimeout, Workers: c.workers, Policy: f.policy, HealthInterval: f.healthInterval, Pool: pool, Registerer: reg, Logger: log})
+	eng, err := engine.New(engine.Options{Protocols: protocols.Protocols(), StallTimeout: f.stallTimeout, Workers: c.workers, Policy: f.policy,
+		HealthInterval: f.healthInterval, Pool: pool, Registerer: reg, Logger: log})
 	if err != nil {
 		return err
 	}

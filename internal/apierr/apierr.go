@@ -84,6 +84,7 @@ var rules = []rule{
 	{engine.ErrTooLarge, http.StatusRequestEntityTooLarge, TypeInvalidRequest, "too_large"},
 	{engine.ErrModality, http.StatusBadRequest, TypeInvalidRequest, "invalid_request_error"},
 	{engine.ErrWorkerRejected, http.StatusBadRequest, TypeInvalidRequest, "invalid_request_error"},
+	{engine.ErrUnsupportedParam, http.StatusBadRequest, TypeInvalidRequest, "invalid_request_error"},
 	{engine.ErrOverloaded, http.StatusTooManyRequests, "overloaded", "overloaded"},
 	{engine.ErrNoWorker, http.StatusServiceUnavailable, "no_worker", "no_worker"},
 	{engine.ErrTimeout, http.StatusGatewayTimeout, "timeout", "timeout"},

@@ -31,6 +31,7 @@ func TestFrom(t *testing.T) {
 		{wrap(chattemplate.ErrBadInput), 400, "invalid_request_error"},
 		{wrap(engine.ErrModality), 400, "invalid_request_error"},
 		{wrap(engine.ErrWorkerRejected), 400, "invalid_request_error"},
+		{wrap(engine.ErrUnsupportedParam), 400, "invalid_request_error"},
 		{wrap(ErrUnauthorized), 401, "invalid_api_key"},
 		{wrap(fetch.ErrForbidden), 403, "media_url_forbidden"},
 		{wrap(engine.ErrModelNotFound), 404, "model_not_found"},

@@ -7,9 +7,9 @@ import (
 	"unicode/utf8"
 
 	"github.com/mmgate/mmgate/engine"
+	"github.com/mmgate/mmgate/engine/protocol"
 	"github.com/mmgate/mmgate/internal/server"
 	"github.com/mmgate/mmgate/prompt"
-	schedulerpb "github.com/mmgate/mmgate/proto/scheduler"
 	"github.com/mmgate/mmgate/shm"
 	"github.com/mmgate/mmgate/vision"
 )
@@ -49,6 +49,9 @@ func (p *Pipeline) Chat(ctx context.Context, req *prompt.Request, rid string) (s
 	if err != nil {
 		return nil, err
 	}
+	if err := placeable(w, len(plan.Media)); err != nil {
+		return nil, err
+	}
 
 	var batch *shm.Batch
 	if p.opts.Pool != nil && len(plan.Media) > 0 {
@@ -74,11 +77,7 @@ func (p *Pipeline) Chat(ctx context.Context, req *prompt.Request, rid string) (s
 	}
 	p.observe(times, "tokenize", time.Since(t0))
 
-	ctxLen := int(w.Info().Model.GetMaxContextLength())
-	if ctxLen <= 0 {
-		ctxLen = a.ContextLength
-	}
-	sp, err := sampling(req, len(res.IDs), ctxLen, a.EOS)
+	sp, err := sampling(req, len(res.IDs), contextLength(w, a), a.EOS)
 	if err != nil {
 		release()
 		return nil, err
@@ -88,26 +87,56 @@ func (p *Pipeline) Chat(ctx context.Context, req *prompt.Request, rid string) (s
 		release()
 		return nil, err
 	}
-	out.forced.constrain(sp)
-	gr := &schedulerpb.GenerateRequest{
-		RequestId:      workerRequestID(rid),
-		Tokenized:      &schedulerpb.TokenizedInput{InputIds: res.IDs, OriginalText: res.Text},
-		SamplingParams: sp,
-		Stream:         true,
-		ReturnLogprob:  req.Logprobs,
-		MmInputs:       mmInputs(items, res, a.Specials),
-	}
-	if req.TopLogprobs != nil {
-		gr.TopLogprobsNum = int32(*req.TopLogprobs)
+	out.forced.constrain(&sp)
+	gr := &protocol.Request{
+		ID:       workerRequestID(rid),
+		InputIDs: res.IDs,
+		Text:     res.Text,
+		Stream:   true,
+		Sampling: sp,
+		Media:    mediaItems(items, res, a.Specials, exp),
 	}
 
-	t1 := time.Now()
-	stream, err := p.opts.Engine.Generate(ctx, w, gr, batch)
+	stream, err := p.generate(ctx, w, gr, batch, times)
 	if err != nil {
 		return nil, err // Generate released the batch
 	}
-	p.observe(times, "transport", time.Since(t1))
-	return newGeneration(p, a, req, stream, model, len(res.IDs), int(sp.N), times, out), nil
+	return newGeneration(p, a, req, stream, model, len(res.IDs), gr.Choices(), times, out), nil
+}
+
+// generate sends the request to w (batch holds its segments, nil for none)
+// and records the time to the worker's first response.
+func (p *Pipeline) generate(ctx context.Context, w *engine.Worker, gr *protocol.Request, batch *shm.Batch, times *stageTimes) (*engine.Stream, error) {
+	t0 := time.Now()
+	stream, err := p.opts.Engine.Generate(ctx, w, gr, batch)
+	if err != nil {
+		return nil, err
+	}
+	p.observe(times, "transport", time.Since(t0))
+	return stream, nil
+}
+
+// contextLength is the model's context length as the worker reports it,
+// else as the model files give it.
+func contextLength(w *engine.Worker, a *Assets) int {
+	if n := w.Info().ContextLength; n > 0 {
+		return n
+	}
+	return a.ContextLength
+}
+
+// placeable refuses media for a worker whose protocol wants them placed in
+// a way this pipeline does not place them yet: all items' inputs back to
+// back (a flat layout), or the raw media bytes beside the tensors.
+func placeable(w *engine.Worker, items int) error {
+	c := w.Capabilities()
+	switch {
+	case items > 1 && c.Layout != protocol.LayoutPerItem:
+		return fmt.Errorf("pipeline: worker %s (%s) takes several media items only as one flat tensor: %w", w.URL(), w.Runtime(), engine.ErrUnsupportedParam)
+	case items > 0 && c.RawMedia:
+		return fmt.Errorf("pipeline: worker %s (%s) wants the raw media bytes: %w", w.URL(), w.Runtime(), engine.ErrUnsupportedParam)
+	}
+	return nil
 }
 
 // known reports whether a worker (healthy or not) serves model.

@@ -6,9 +6,9 @@ import (
 	"time"
 
 	"github.com/mmgate/mmgate/engine"
+	"github.com/mmgate/mmgate/engine/protocol"
 	"github.com/mmgate/mmgate/internal/server"
 	"github.com/mmgate/mmgate/prompt"
-	schedulerpb "github.com/mmgate/mmgate/proto/scheduler"
 )
 
 var _ server.Completer = (*Pipeline)(nil)
@@ -53,37 +53,18 @@ func (p *Pipeline) Completion(ctx context.Context, req *server.CompletionRequest
 	if len(ids) == 0 {
 		return nil, &prompt.Error{Kind: prompt.ErrBadRequest, Param: "prompt", Msg: "the prompt has no tokens"}
 	}
-	d := time.Since(t0)
-	times.add("tokenize", d)
-	p.m.stage.WithLabelValues("tokenize").Observe(d.Seconds())
+	p.observe(times, "tokenize", time.Since(t0))
 
-	ctxLen := int(w.Info().Model.GetMaxContextLength())
-	if ctxLen <= 0 {
-		ctxLen = a.ContextLength
-	}
-	sp, err := sampling(params, len(ids), ctxLen, a.EOS)
+	sp, err := sampling(params, len(ids), contextLength(w, a), a.EOS)
 	if err != nil {
 		return nil, err
 	}
-	gr := &schedulerpb.GenerateRequest{
-		RequestId:      workerRequestID(rid),
-		Tokenized:      &schedulerpb.TokenizedInput{InputIds: ids, OriginalText: text},
-		SamplingParams: sp,
-		Stream:         true,
-		ReturnLogprob:  params.Logprobs,
-	}
-	if params.TopLogprobs != nil {
-		gr.TopLogprobsNum = int32(*params.TopLogprobs)
-	}
-	log.Debug("completion", "model", model, "worker", w.URL(), "prompt_tokens", len(ids), "n", sp.GetN())
+	gr := &protocol.Request{ID: workerRequestID(rid), InputIDs: ids, Text: text, Stream: true, Sampling: sp}
+	log.Debug("completion", "model", model, "worker", w.URL(), "prompt_tokens", len(ids), "n", gr.Choices())
 
-	t1 := time.Now()
-	stream, err := p.opts.Engine.Generate(ctx, w, gr, nil)
+	stream, err := p.generate(ctx, w, gr, nil, times)
 	if err != nil {
 		return nil, err
 	}
-	d = time.Since(t1)
-	times.add("transport", d)
-	p.m.stage.WithLabelValues("transport").Observe(d.Seconds())
-	return newGeneration(p, a, params, stream, model, len(ids), int(sp.N), times, outputMode{}), nil
+	return newGeneration(p, a, params, stream, model, len(ids), gr.Choices(), times, outputMode{}), nil
 }

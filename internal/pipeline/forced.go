@@ -6,9 +6,9 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/mmgate/mmgate/engine/protocol"
 	"github.com/mmgate/mmgate/internal/respparse"
 	"github.com/mmgate/mmgate/prompt"
-	schedulerpb "github.com/mmgate/mmgate/proto/scheduler"
 )
 
 // forcedTools is tool_choice "required" or a named function, as vLLM serves
@@ -68,11 +68,11 @@ func forcedToolChoice(req *prompt.Request) (*forcedTools, error) {
 
 // constrain sets the worker's constraint unless the request has its own
 // response_format.
-func (f *forcedTools) constrain(sp *schedulerpb.SamplingParams) {
-	if f == nil || sp.Constraint != nil {
+func (f *forcedTools) constrain(sp *protocol.Sampling) {
+	if f == nil || sp.Constraint.Kind != protocol.NoConstraint {
 		return
 	}
-	sp.Constraint = &schedulerpb.SamplingParams_JsonSchema{JsonSchema: f.schema}
+	sp.Constraint = protocol.Constraint{Kind: protocol.JSONSchema, Value: f.schema}
 }
 
 // calls reads the whole output as the forced call(s); ok is false when it

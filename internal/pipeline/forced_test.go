@@ -4,8 +4,8 @@ import (
 	"encoding/json"
 	"testing"
 
+	"github.com/mmgate/mmgate/engine/protocol"
 	"github.com/mmgate/mmgate/prompt"
-	schedulerpb "github.com/mmgate/mmgate/proto/scheduler"
 )
 
 const weatherTools = `[{"type": "function", "function": {"name": "get_weather", "parameters": {"type": "object", "properties": {"city": {"type": "string"}}}}},
@@ -28,10 +28,10 @@ func TestForcedToolChoice(t *testing.T) {
 	if err != nil || f.name != "get_weather" || !json.Valid([]byte(f.schema)) {
 		t.Fatalf("named: %+v %v", f, err)
 	}
-	sp := &schedulerpb.SamplingParams{}
+	sp := &protocol.Sampling{}
 	f.constrain(sp)
-	if sp.GetJsonSchema() != f.schema {
-		t.Errorf("constraint %v", sp.GetConstraint())
+	if sp.Constraint.Kind != protocol.JSONSchema || sp.Constraint.Value != f.schema {
+		t.Errorf("constraint %+v", sp.Constraint)
 	}
 	calls, ok := f.calls(" {\"city\": \"Paris\"}\n")
 	if !ok || len(calls) != 1 || calls[0].Name != "get_weather" || calls[0].Arguments != `{"city":"Paris"}` {

@@ -9,10 +9,10 @@ import (
 	"unicode/utf8"
 
 	"github.com/mmgate/mmgate/engine"
+	"github.com/mmgate/mmgate/engine/protocol"
 	"github.com/mmgate/mmgate/internal/respparse"
 	"github.com/mmgate/mmgate/internal/server"
 	"github.com/mmgate/mmgate/prompt"
-	schedulerpb "github.com/mmgate/mmgate/proto/scheduler"
 	"github.com/mmgate/mmgate/tokenizer"
 )
 
@@ -91,7 +91,7 @@ func (g *generation) Next() (server.Event, error) {
 		if g.ended {
 			return server.Event{}, io.EOF
 		}
-		resp, err := g.stream.Recv()
+		ev, err := g.stream.Recv()
 		if errors.Is(err, io.EOF) {
 			for i, c := range g.choices {
 				if !c.done {
@@ -107,7 +107,7 @@ func (g *generation) Next() (server.Event, error) {
 		if err != nil {
 			return server.Event{}, err
 		}
-		if err := g.handle(resp); err != nil {
+		if err := g.handle(ev); err != nil {
 			return server.Event{}, err
 		}
 	}
@@ -124,68 +124,55 @@ func (g *generation) usage() *server.Usage {
 	return u
 }
 
-func (g *generation) handle(resp *schedulerpb.GenerateResponse) error {
-	switch r := resp.GetResponse().(type) {
-	case *schedulerpb.GenerateResponse_Chunk:
-		c := r.Chunk
-		i := int(c.GetIndex())
-		if i >= g.n {
-			return fmt.Errorf("pipeline: chunk for choice %d of %d: %w", i, g.n, engine.ErrWorker)
-		}
-		st := g.choices[i]
-		if st.done {
-			return nil
-		}
-		if c.GetCompletionTokens() > 0 {
-			st.completion = int(c.GetCompletionTokens())
-		} else {
-			st.completion += len(c.GetTokenIds())
-		}
-		if c.GetCachedTokens() > 0 {
-			g.cached = int(c.GetCachedTokens())
-		}
-		var text strings.Builder
-		for _, id := range c.GetTokenIds() {
-			text.WriteString(st.dec.Add(id))
-		}
-		ev := g.split(st, g.emit(i, st, text.String(), ""), false)
-		if g.logprob {
-			ev.Logprobs = g.logprobs(c.GetOutputLogprobs())
-		}
-		if ev.Text != "" || ev.Reasoning != "" || len(ev.ToolCalls) > 0 || len(ev.Logprobs) > 0 {
-			g.queue = append(g.queue, ev)
-		}
-	case *schedulerpb.GenerateResponse_Complete:
-		c := r.Complete
-		i := int(c.GetIndex())
-		if i >= g.n {
-			return fmt.Errorf("pipeline: completion for choice %d of %d: %w", i, g.n, engine.ErrWorker)
-		}
-		st := g.choices[i]
-		if st.done {
-			return nil
-		}
-		st.done = true
-		if n := int(c.GetCompletionTokens()); n > 0 {
-			st.completion = n
-		}
-		if c.GetCachedTokens() > 0 {
-			g.cached = int(c.GetCachedTokens())
-		}
-		finish := c.GetFinishReason()
-		if st.stopped {
-			finish = "stop"
-		}
-		ev := g.split(st, g.emit(i, st, st.dec.Flush(), orStop(finish)), true)
-		finish = orStop(finish)
-		if finish == "stop" && st.calls > 0 {
-			finish = "tool_calls"
-		}
-		ev.FinishReason, ev.Final, ev.CompletionTokens = finish, true, st.completion
-		g.queue = append(g.queue, ev)
-	default:
-		return fmt.Errorf("pipeline: empty response from the worker: %w", engine.ErrWorker)
+// handle turns one worker event into text events: the choice's new tokens
+// decoded and passed through stop strings and the output parser, and on its
+// last event the finish reason and token count.
+func (g *generation) handle(ev protocol.Event) error {
+	i := ev.Index
+	if i < 0 || i >= g.n {
+		return fmt.Errorf("pipeline: event for choice %d of %d: %w", i, g.n, engine.ErrWorker)
 	}
+	st := g.choices[i]
+	if st.done {
+		return nil
+	}
+	if ev.CompletionTokens > 0 {
+		st.completion = ev.CompletionTokens
+	} else {
+		st.completion += len(ev.Tokens)
+	}
+	if ev.CachedTokens > 0 {
+		g.cached = ev.CachedTokens
+	}
+	var text strings.Builder
+	for _, id := range ev.Tokens {
+		text.WriteString(st.dec.Add(id))
+	}
+	if !ev.Done {
+		out := g.split(st, g.emit(i, st, text.String(), ""), false)
+		if g.logprob {
+			out.Logprobs = g.logprobs(ev.Logprobs)
+		}
+		if out.Text != "" || out.Reasoning != "" || len(out.ToolCalls) > 0 || len(out.Logprobs) > 0 {
+			g.queue = append(g.queue, out)
+		}
+		return nil
+	}
+	st.done = true
+	text.WriteString(st.dec.Flush())
+	out := g.split(st, g.emit(i, st, text.String(), orStop(ev.Finish)), true)
+	if g.logprob {
+		out.Logprobs = g.logprobs(ev.Logprobs)
+	}
+	finish := orStop(ev.Finish)
+	if st.stopped {
+		finish = "stop" // a stop string matched, in this event's text or before
+	}
+	if finish == "stop" && st.calls > 0 {
+		finish = "tool_calls"
+	}
+	out.FinishReason, out.Final, out.CompletionTokens = finish, true, st.completion
+	g.queue = append(g.queue, out)
 	return nil
 }
 
@@ -249,27 +236,18 @@ func holdBack(s string, stops []string) int {
 	return min(best, len(s))
 }
 
-func (g *generation) logprobs(lp *schedulerpb.OutputLogProbs) []server.Logprob {
-	if lp == nil {
+func (g *generation) logprobs(lps []protocol.Logprob) []server.Logprob {
+	if len(lps) == 0 {
 		return nil
 	}
-	out := make([]server.Logprob, 0, len(lp.GetTokenIds()))
-	for k, id := range lp.GetTokenIds() {
-		l := server.Logprob{Token: g.tok.Decode([]uint32{id}, false)}
+	out := make([]server.Logprob, 0, len(lps))
+	for _, lp := range lps {
+		l := server.Logprob{Token: g.tok.Decode([]uint32{lp.Token}, false), Logprob: float64(lp.Logprob)}
 		l.Bytes = bytesOf(l.Token)
-		if k < len(lp.GetTokenLogprobs()) {
-			l.Logprob = float64(lp.GetTokenLogprobs()[k])
-		}
-		if k < len(lp.GetTopLogprobs()) {
-			top := lp.GetTopLogprobs()[k]
-			for j, tid := range top.GetTokenIds() {
-				t := server.TopLogprob{Token: g.tok.Decode([]uint32{tid}, false)}
-				t.Bytes = bytesOf(t.Token)
-				if j < len(top.GetValues()) {
-					t.Logprob = float64(top.GetValues()[j])
-				}
-				l.Top = append(l.Top, t)
-			}
+		for _, alt := range lp.Top {
+			t := server.TopLogprob{Token: g.tok.Decode([]uint32{alt.Token}, false), Logprob: float64(alt.Logprob)}
+			t.Bytes = bytesOf(t.Token)
+			l.Top = append(l.Top, t)
 		}
 		out = append(out, l)
 	}

@@ -9,12 +9,12 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/mmgate/mmgate/engine"
+	"github.com/mmgate/mmgate/engine/protocol"
 	"github.com/mmgate/mmgate/family"
 	"github.com/mmgate/mmgate/internal/cpupool"
 	"github.com/mmgate/mmgate/internal/imageprep"
 	"github.com/mmgate/mmgate/media/fetch"
 	"github.com/mmgate/mmgate/prompt"
-	schedulerpb "github.com/mmgate/mmgate/proto/scheduler"
 	"github.com/mmgate/mmgate/shm"
 	"github.com/mmgate/mmgate/tensor"
 	"github.com/mmgate/mmgate/vision"
@@ -26,7 +26,7 @@ type prepared struct {
 	plan     vision.Plan
 	video    *vision.VideoPlan // videos only
 	hash     [32]byte
-	encoder  *schedulerpb.TensorData
+	input    protocol.Tensor      // the encoder input
 	side     []family.NamedTensor // the family's side tensors of the item
 	path     shm.Path
 }
@@ -142,11 +142,10 @@ func (p *Pipeline) prepareOne(ctx context.Context, a *Assets, item prompt.MediaI
 	if err != nil {
 		return prepared{}, err
 	}
-	td, err := buf.TensorData(dt, pr.plan.Shape())
-	if err != nil {
+	if pr.input, err = placed(buf, a.Model.Layout(vision.Image).Primary, dt, pr.plan.Shape()); err != nil {
 		return prepared{}, err
 	}
-	pr.encoder, pr.path = td, buf.Path()
+	pr.path = buf.Path()
 	pr.side = a.Model.SideTensors(pr.item())
 	return pr, nil
 }
@@ -208,4 +207,14 @@ func (p *Pipeline) preprocess(ctx context.Context, a *Assets, item prompt.MediaI
 		p.cache.put(key, cached{plan: res.Plan, data: cpupool.Clone(buf.Bytes())})
 	}
 	return pr, buf, nil
+}
+
+// placed is the encoder input filled into buf (sealed when in shared
+// memory).
+func placed(buf *shm.Buffer, name string, dt tensor.DType, shape []int) (protocol.Tensor, error) {
+	p, err := buf.Payload(dt, shape)
+	if err != nil {
+		return protocol.Tensor{}, err
+	}
+	return protocol.Tensor{Name: name, DType: dt, Shape: shape, Payload: p}, nil
 }

@@ -198,6 +198,7 @@ func (p *Pipeline) Health() map[string]any {
 		e := map[string]any{"url": w.URL(), "healthy": w.Healthy(), "in_flight": w.InFlight()}
 		if info := w.Info(); info != nil {
 			e["model"] = info.Name()
+			e["runtime"] = info.Runtime
 			e["shm_namespace_match"] = info.NamespaceMatch
 		}
 		workers = append(workers, e)

@@ -5,14 +5,12 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 
-	"google.golang.org/protobuf/types/known/structpb"
-
+	"github.com/mmgate/mmgate/engine/protocol"
 	"github.com/mmgate/mmgate/prompt"
-	commonpb "github.com/mmgate/mmgate/proto/common"
-	schedulerpb "github.com/mmgate/mmgate/proto/scheduler"
-	"github.com/mmgate/mmgate/tensor"
+	"github.com/mmgate/mmgate/vision"
 )
 
 // errContext is a prompt that, with its max_tokens, does not fit the model.
@@ -24,42 +22,31 @@ func errContext(promptLen, maxTokens, ctxLen int) error {
 	return &prompt.Error{Kind: prompt.ErrBadRequest, Param: "max_tokens", Msg: fmt.Sprintf("%s, over the model's context length of %d tokens", msg, ctxLen)}
 }
 
-// sampling maps the OpenAI request to the worker's SamplingParams. The prompt
-// length and the context length give max_new_tokens when the request has
+// sampling maps the OpenAI request to the neutral sampling parameters. The
+// prompt length and the context length give max_tokens when the request has
 // none; eos are added to the stop ids unless ignore_eos.
-func sampling(req *prompt.Request, promptLen, ctxLen int, eos []uint32) (*schedulerpb.SamplingParams, error) {
-	sp := &schedulerpb.SamplingParams{
+func sampling(req *prompt.Request, promptLen, ctxLen int, eos []uint32) (protocol.Sampling, error) {
+	sp := protocol.Sampling{
 		Stop:              req.Stop,
-		IgnoreEos:         req.IgnoreEOS,
+		IgnoreEOS:         req.IgnoreEOS,
 		SkipSpecialTokens: req.SkipSpecial,
 		N:                 1,
+		Logprobs:          req.Logprobs,
 	}
 	if req.N != nil {
 		if *req.N < 1 || *req.N > 128 {
-			return nil, &prompt.Error{Kind: prompt.ErrBadRequest, Param: "n", Msg: "n must be between 1 and 128"}
+			return sp, &prompt.Error{Kind: prompt.ErrBadRequest, Param: "n", Msg: "n must be between 1 and 128"}
 		}
 		sp.N = uint32(*req.N)
 	}
-	if ctxLen > 0 {
-		if promptLen >= ctxLen {
-			return nil, errContext(promptLen, 0, ctxLen)
-		}
-		maxNew := ctxLen - promptLen
-		if req.MaxTokens != nil {
-			if *req.MaxTokens < 1 {
-				return nil, &prompt.Error{Kind: prompt.ErrBadRequest, Param: "max_tokens", Msg: "max_tokens must be at least 1"}
-			}
-			if promptLen+*req.MaxTokens > ctxLen {
-				return nil, errContext(promptLen, *req.MaxTokens, ctxLen)
-			}
-			maxNew = *req.MaxTokens
-		}
-		m := uint32(maxNew)
-		sp.MaxNewTokens = &m
-	} else if req.MaxTokens != nil {
-		m := uint32(*req.MaxTokens)
-		sp.MaxNewTokens = &m
+	if req.TopLogprobs != nil {
+		sp.TopLogprobs = *req.TopLogprobs
 	}
+	maxNew, err := maxTokens(req, promptLen, ctxLen)
+	if err != nil {
+		return sp, err
+	}
+	sp.MaxTokens = maxNew
 	f32 := func(p *float64) *float32 {
 		if p == nil {
 			return nil
@@ -78,47 +65,69 @@ func sampling(req *prompt.Request, promptLen, ctxLen int, eos []uint32) (*schedu
 		sp.TopK = &k
 	}
 	if req.MinTokens != nil {
-		sp.MinNewTokens = uint32(max(0, *req.MinTokens))
+		sp.MinTokens = uint32(max(0, *req.MinTokens))
 	}
-	sp.StopTokenIds = append(sp.StopTokenIds, req.StopTokenIDs...)
+	sp.StopTokenIDs = append(sp.StopTokenIDs, req.StopTokenIDs...)
 	if !req.IgnoreEOS {
 		for _, id := range eos {
-			dup := false
-			for _, x := range sp.StopTokenIds {
-				dup = dup || x == id
-			}
-			if !dup {
-				sp.StopTokenIds = append(sp.StopTokenIds, id)
+			if !slices.Contains(sp.StopTokenIDs, id) {
+				sp.StopTokenIDs = append(sp.StopTokenIDs, id)
 			}
 		}
 	}
 	if len(req.LogitBias) > 0 {
-		sp.LogitBias = map[string]float32{}
+		sp.LogitBias = map[uint32]float32{}
 		for k, v := range req.LogitBias {
-			if _, err := strconv.ParseUint(k, 10, 32); err != nil {
-				return nil, &prompt.Error{Kind: prompt.ErrBadRequest, Param: "logit_bias", Msg: fmt.Sprintf("key %q is not a token id", k)}
+			id, err := strconv.ParseUint(k, 10, 32)
+			if err != nil {
+				return sp, &prompt.Error{Kind: prompt.ErrBadRequest, Param: "logit_bias", Msg: fmt.Sprintf("key %q is not a token id", k)}
 			}
-			sp.LogitBias[k] = float32(v)
+			sp.LogitBias[uint32(id)] = float32(v)
 		}
 	}
-	if err := constraint(sp, req.ResponseFormat); err != nil {
-		return nil, err
+	if sp.Constraint, err = constraint(req.ResponseFormat); err != nil {
+		return sp, err
 	}
 	if req.Seed != nil {
-		cp, err := structpb.NewStruct(map[string]any{"seed": float64(*req.Seed)})
-		if err != nil {
-			return nil, err
-		}
-		sp.CustomParams = cp
+		seed := *req.Seed
+		sp.Seed = &seed
 	}
 	return sp, nil
 }
 
+// maxTokens is the cap on new tokens: the request's max_tokens, checked
+// against the context length when it is known, else what the context leaves
+// after the prompt; nil when neither is known.
+func maxTokens(req *prompt.Request, promptLen, ctxLen int) (*uint32, error) {
+	if ctxLen <= 0 {
+		if req.MaxTokens == nil {
+			return nil, nil
+		}
+		m := uint32(*req.MaxTokens)
+		return &m, nil
+	}
+	if promptLen >= ctxLen {
+		return nil, errContext(promptLen, 0, ctxLen)
+	}
+	maxNew := ctxLen - promptLen
+	if req.MaxTokens != nil {
+		if *req.MaxTokens < 1 {
+			return nil, &prompt.Error{Kind: prompt.ErrBadRequest, Param: "max_tokens", Msg: "max_tokens must be at least 1"}
+		}
+		if promptLen+*req.MaxTokens > ctxLen {
+			return nil, errContext(promptLen, *req.MaxTokens, ctxLen)
+		}
+		maxNew = *req.MaxTokens
+	}
+	m := uint32(maxNew)
+	return &m, nil
+}
+
 // constraint maps response_format to a sampling constraint: json_schema →
 // its schema, json_object → any JSON object.
-func constraint(sp *schedulerpb.SamplingParams, raw json.RawMessage) error {
+func constraint(raw json.RawMessage) (protocol.Constraint, error) {
 	if len(raw) == 0 || string(raw) == "null" {
-		return nil
+		return protocol.Constraint{}, nil
 	}
 	var rf struct {
 		Type       string `json:"type"`
@@ -127,64 +136,60 @@ func constraint(sp *schedulerpb.SamplingParams, raw json.RawMessage) error {
 		} `json:"json_schema"`
 	}
 	if err := json.Unmarshal(raw, &rf); err != nil {
-		return &prompt.Error{Kind: prompt.ErrBadRequest, Param: "response_format", Msg: err.Error()}
+		return protocol.Constraint{}, &prompt.Error{Kind: prompt.ErrBadRequest, Param: "response_format", Msg: err.Error()}
 	}
 	switch rf.Type {
 	case "", "text":
+		return protocol.Constraint{}, nil
 	case "json_object":
-		sp.Constraint = &schedulerpb.SamplingParams_JsonSchema{JsonSchema: `{"type":"object"}`}
+		return protocol.Constraint{Kind: protocol.JSONObject}, nil
 	case "json_schema":
 		if rf.JSONSchema == nil || len(rf.JSONSchema.Schema) == 0 {
-			return &prompt.Error{Kind: prompt.ErrBadRequest, Param: "response_format.json_schema.schema", Msg: "a schema is required"}
+			return protocol.Constraint{}, &prompt.Error{Kind: prompt.ErrBadRequest, Param: "response_format.json_schema.schema", Msg: "a schema is required"}
 		}
-		sp.Constraint = &schedulerpb.SamplingParams_JsonSchema{JsonSchema: string(rf.JSONSchema.Schema)}
-	default:
-		return &prompt.Error{Kind: prompt.ErrBadRequest, Param: "response_format.type", Msg: fmt.Sprintf("%q is not text, json_object or json_schema", rf.Type)}
+		return protocol.Constraint{Kind: protocol.JSONSchema, Value: string(rf.JSONSchema.Schema)}, nil
 	}
-	return nil
+	return protocol.Constraint{}, &prompt.Error{Kind: prompt.ErrBadRequest, Param: "response_format.type", Msg: fmt.Sprintf("%q is not text, json_object or json_schema", rf.Type)}
 }
 
-// mmInputs assembles the multimodal items: encoder input, the family's side
-// tensors, placeholder ranges and pad id, content hash.
-func mmInputs(items []prepared, res *prompt.Result, sp *prompt.Specials) *schedulerpb.MultimodalInputs {
-	if len(items) == 0 {
-		return nil
-	}
-	out := &schedulerpb.MultimodalInputs{}
+// mediaItems are the request's media items in prompt order.
+func mediaItems(items []prepared, res *prompt.Result, sp *prompt.Specials, exp []prompt.Expansion) []protocol.MediaItem {
+	out := make([]protocol.MediaItem, len(items))
 	for i, it := range items {
-		mi := &schedulerpb.MultimodalItem{
-			Modality:             commonpb.Modality_IMAGE,
-			ContentHash:          append([]byte(nil), it.hash[:]...),
-			EncoderInput:         it.encoder,
-			ModelSpecificTensors: make(map[string]*schedulerpb.TensorData, len(it.side)),
-		}
-		if it.video != nil {
-			mi.Modality = commonpb.Modality_VIDEO
-		}
-		for _, t := range it.side {
-			mi.ModelSpecificTensors[t.Name] = inlineTensor(t.Tensor)
-		}
-		if pad, ok := sp.Pad[it.modality]; ok {
-			id := pad.ID
-			mi.PlaceholderTokenId = &id
-		}
-		for _, ph := range res.Placeholders {
-			if ph.Item == i {
-				mi.Placeholders = append(mi.Placeholders, &schedulerpb.PlaceholderRange{Offset: uint32(ph.Offset), Length: uint32(ph.Length)})
-			}
-		}
-		out.Items = append(out.Items, mi)
+		out[i] = mediaItem(i, it, res, sp, exp[i])
 	}
 	return out
 }
 
-// inlineTensor is a side tensor sent inline.
-func inlineTensor(t tensor.Tensor) *schedulerpb.TensorData {
-	shape := make([]uint32, len(t.Shape))
-	for i, d := range t.Shape {
-		shape[i] = uint32(d)
+// mediaItem is item i as the engine takes it: encoder input, the family's
+// side tensors, placeholder ranges and pad id, structural range, content
+// hash.
+func mediaItem(i int, it prepared, res *prompt.Result, sp *prompt.Specials, e prompt.Expansion) protocol.MediaItem {
+	mi := protocol.MediaItem{
+		Modality: vision.Image,
+		Hash:     append([]byte(nil), it.hash[:]...),
+		Input:    it.input,
+		Side:     make([]protocol.Tensor, len(it.side)),
 	}
-	return &schedulerpb.TensorData{Shape: shape, Dtype: t.DType.String(), Payload: &schedulerpb.TensorData_Inline{Inline: t.Data}}
+	if it.video != nil {
+		mi.Modality = vision.Video
+	}
+	for k, t := range it.side {
+		mi.Side[k] = protocol.InlineTensor(t.Name, t.DType, t.Shape, t.Data)
+	}
+	if pad, ok := sp.Pad[it.modality]; ok {
+		id := pad.ID
+		mi.PadToken = &id
+	}
+	for _, ph := range res.Placeholders {
+		if ph.Item == i {
+			mi.Placeholders = append(mi.Placeholders, protocol.Range{Offset: ph.Offset, Length: ph.Length})
+		}
+	}
+	if st, ok := res.Structural(i, e); ok {
+		mi.Structural = protocol.Range{Offset: st.Offset, Length: st.Length}
+	}
+	return mi
 }
 
 // workerRequestID is the id a request has at the worker: the gateway's

@@ -79,11 +79,10 @@ func (p *Pipeline) prepareVideo(ctx context.Context, a *Assets, item prompt.Medi
 	p.observe(times, "normalize_patchify", res.Timings.NormalizePatchify)
 	vp := res.Plan
 	pr := prepared{modality: prompt.Video, plan: vp.Plan, video: &vp, hash: prompt.ContentHash(data)}
-	td, err := buf.TensorData(dt, vp.Shape())
-	if err != nil {
+	if pr.input, err = placed(buf, a.Model.Layout(vision.Video).Primary, dt, vp.Shape()); err != nil {
 		return prepared{}, err
 	}
-	pr.encoder, pr.path = td, buf.Path()
+	pr.path = buf.Path()
 	pr.side = a.Model.SideTensors(pr.item())
 	return pr, nil
 }

@@ -14,6 +14,7 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
 
+	"github.com/mmgate/mmgate/engine/tokenspeed/tensordata"
 	commonpb "github.com/mmgate/mmgate/proto/common"
 	schedulerpb "github.com/mmgate/mmgate/proto/scheduler"
 	"github.com/mmgate/mmgate/shm"
@@ -207,7 +208,7 @@ func measure(ctx context.Context, path string, n int, pat *Pattern, c schedulerp
 		t0 := time.Now()
 		pat.Fill(reuse.Bytes())
 		td := tensorData(n)
-		td.Payload = &schedulerpb.TensorData_Shm{Shm: reuse.Handle()}
+		td.Payload = &schedulerpb.TensorData_Shm{Shm: tensordata.Handle(reuse.Handle())}
 		return generate(ctx, c, id, td, want, t0)
 	case PathShm:
 		t0 := time.Now()
@@ -222,7 +223,7 @@ func measure(ctx context.Context, path string, n int, pat *Pattern, c schedulerp
 			return 0, err
 		}
 		td := tensorData(n)
-		td.Payload = &schedulerpb.TensorData_Shm{Shm: seg.Handle()}
+		td.Payload = &schedulerpb.TensorData_Shm{Shm: tensordata.Handle(seg.Handle())}
 		d, err := generate(ctx, c, id, td, want, t0)
 		if err != nil {
 			return 0, err

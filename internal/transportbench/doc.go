@@ -2,7 +2,7 @@
 // (`mmgate bench transport`) and holds the minimal worker side used by the
 // measurements and by the shm package's tests: Server, a TokenSpeedScheduler
 // that reads every multimodal tensor (through a TensorReader, e.g.
-// shm.Reader) and answers with a deterministic digest of each, plus
+// tensordata.Reader over an shm.Reader) and answers with a deterministic digest of each, plus
 // GetServerInfo (shm_namespace_id) and HealthCheck.
 //
 // The measured time runs from the producer starting to write the tensor into

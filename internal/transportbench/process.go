@@ -12,6 +12,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/mmgate/mmgate/engine/tokenspeed/tensordata"
 	"github.com/mmgate/mmgate/shm"
 )
 
@@ -44,7 +45,7 @@ func RunWorker(ctx context.Context, cfg WorkerConfig, ready io.Writer) error {
 		return err
 	}
 	defer rd.Close()
-	g := NewGRPCServer(&Server{Reader: rd, Digest: cfg.Digest}, cfg.MaxMsg)
+	g := NewGRPCServer(&Server{Reader: tensordata.Reader{Reader: rd}, Digest: cfg.Digest}, cfg.MaxMsg)
 	eg, ctx := errgroup.WithContext(ctx)
 	for _, a := range cfg.Listen {
 		l, err := Listen(a)

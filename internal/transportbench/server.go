@@ -19,7 +19,8 @@ import (
 	"github.com/mmgate/mmgate/shm"
 )
 
-// TensorReader turns a wire tensor into bytes (shm.Reader implements it).
+// TensorReader turns a wire tensor into bytes (tensordata.Reader implements
+// it).
 type TensorReader interface {
 	Read(td *schedulerpb.TensorData) (*shm.View, error)
 	NamespaceID() string

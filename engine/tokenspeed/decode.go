@@ -1,0 +1,111 @@
+package tokenspeed
+
+import (
+	"slices"
+
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	"github.com/mmgate/mmgate/engine/protocol"
+	schedulerpb "github.com/mmgate/mmgate/proto/scheduler"
+)
+
+// Decoder turns one Generate stream's responses into events by the
+// protocol's stream rules (see the package documentation). It keeps, per
+// choice, the ids streamed so far. Use one Decoder per stream, from one
+// goroutine.
+type Decoder struct {
+	stream   bool
+	streamed map[uint32][]uint32 // by choice index
+}
+
+// NewDecoder returns a decoder for a request sent with stream set or not.
+func NewDecoder(stream bool) *Decoder {
+	return &Decoder{stream: stream, streamed: map[uint32][]uint32{}}
+}
+
+// Decode maps one response. A response with neither a chunk nor a complete
+// is an INTERNAL status error (the worker broke the protocol).
+func (d *Decoder) Decode(r *schedulerpb.GenerateResponse) (protocol.Event, error) {
+	switch v := r.GetResponse().(type) {
+	case *schedulerpb.GenerateResponse_Chunk:
+		c := v.Chunk
+		ids := c.GetTokenIds()
+		if d.stream {
+			d.streamed[c.GetIndex()] = append(d.streamed[c.GetIndex()], ids...)
+		}
+		return protocol.Event{
+			Index:            int(c.GetIndex()),
+			Tokens:           ids,
+			Logprobs:         logprobs(c.GetOutputLogprobs()),
+			PromptTokens:     int(c.GetPromptTokens()),
+			CompletionTokens: int(c.GetCompletionTokens()),
+			CachedTokens:     int(c.GetCachedTokens()),
+		}, nil
+	case *schedulerpb.GenerateResponse_Complete:
+		return d.complete(v.Complete), nil
+	}
+	return protocol.Event{}, status.Error(codes.Internal, "tokenspeed: a response with neither chunk nor complete")
+}
+
+// complete maps a choice's final message.
+func (d *Decoder) complete(c *schedulerpb.GenerateComplete) protocol.Event {
+	ev := protocol.Event{
+		Index:            int(c.GetIndex()),
+		Done:             true,
+		Finish:           c.GetFinishReason(),
+		PromptTokens:     int(c.GetPromptTokens()),
+		CompletionTokens: int(c.GetCompletionTokens()),
+		CachedTokens:     int(c.GetCachedTokens()),
+	}
+	switch m := c.GetMatchedStop().(type) {
+	case *schedulerpb.GenerateComplete_MatchedTokenId:
+		id := m.MatchedTokenId
+		ev.MatchedToken = &id
+	case *schedulerpb.GenerateComplete_MatchedStopStr:
+		ev.MatchedStop = m.MatchedStopStr
+	}
+	out, lps := c.GetOutputIds(), logprobs(c.GetOutputLogprobs())
+	if d.stream {
+		// The output repeats streamed tokens; only what extends them is new.
+		seen := d.streamed[c.GetIndex()]
+		delete(d.streamed, c.GetIndex())
+		if len(out) <= len(seen) || !slices.Equal(out[:len(seen)], seen) {
+			return ev
+		}
+		if len(lps) == len(out) {
+			lps = lps[len(seen):]
+		} else {
+			lps = nil
+		}
+		out = out[len(seen):]
+	}
+	ev.Tokens, ev.Logprobs = out, lps
+	return ev
+}
+
+// logprobs maps the output log-probabilities, one per token id.
+func logprobs(lp *schedulerpb.OutputLogProbs) []protocol.Logprob {
+	if lp == nil || len(lp.GetTokenIds()) == 0 {
+		return nil
+	}
+	vals, tops := lp.GetTokenLogprobs(), lp.GetTopLogprobs()
+	out := make([]protocol.Logprob, len(lp.GetTokenIds()))
+	for k, id := range lp.GetTokenIds() {
+		out[k].Token = id
+		if k < len(vals) {
+			out[k].Logprob = vals[k]
+		}
+		if k < len(tops) {
+			top := tops[k]
+			for j, tid := range top.GetTokenIds() {
+				t := protocol.TopLogprob{Token: tid}
+				if j < len(top.GetValues()) {
+					t.Logprob = top.GetValues()[j]
+				}
+				out[k].Top = append(out[k].Top, t)
+			}
+		}
+	}
+	return out
+}

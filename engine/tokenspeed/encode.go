@@ -1,0 +1,149 @@
+package tokenspeed
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+
+	"google.golang.org/protobuf/types/known/structpb"
+
+	"github.com/mmgate/mmgate/engine/protocol"
+	"github.com/mmgate/mmgate/engine/tokenspeed/tensordata"
+	commonpb "github.com/mmgate/mmgate/proto/common"
+	schedulerpb "github.com/mmgate/mmgate/proto/scheduler"
+	"github.com/mmgate/mmgate/vision"
+)
+
+// Encode builds the GenerateRequest of req. Errors wrap
+// protocol.ErrUnsupportedParam (a choice constraint) or protocol.ErrBadRequest
+// (a range, modality or tensor the message cannot describe).
+func Encode(req *protocol.Request) (*schedulerpb.GenerateRequest, error) {
+	sp, err := samplingParams(&req.Sampling)
+	if err != nil {
+		return nil, err
+	}
+	gr := &schedulerpb.GenerateRequest{
+		RequestId:      req.ID,
+		Tokenized:      &schedulerpb.TokenizedInput{InputIds: req.InputIDs, OriginalText: req.Text},
+		SamplingParams: sp,
+		ReturnLogprob:  req.Sampling.Logprobs,
+		TopLogprobsNum: int32(min(req.Sampling.TopLogprobs, math.MaxInt32)),
+		Stream:         req.Stream,
+	}
+	if len(req.Media) > 0 {
+		gr.MmInputs = &schedulerpb.MultimodalInputs{Items: make([]*schedulerpb.MultimodalItem, 0, len(req.Media))}
+		for i := range req.Media {
+			it, err := mediaItem(&req.Media[i])
+			if err != nil {
+				return nil, fmt.Errorf("tokenspeed: media item %d: %w", i, err)
+			}
+			gr.MmInputs.Items = append(gr.MmInputs.Items, it)
+		}
+	}
+	return gr, nil
+}
+
+// samplingParams maps the neutral sampling parameters.
+func samplingParams(s *protocol.Sampling) (*schedulerpb.SamplingParams, error) {
+	sp := &schedulerpb.SamplingParams{
+		Temperature:       s.Temperature,
+		TopP:              s.TopP,
+		TopK:              s.TopK,
+		MinP:              s.MinP,
+		FrequencyPenalty:  s.FrequencyPenalty,
+		PresencePenalty:   s.PresencePenalty,
+		RepetitionPenalty: s.RepetitionPenalty,
+		MaxNewTokens:      s.MaxTokens,
+		MinNewTokens:      s.MinTokens,
+		Stop:              s.Stop,
+		StopTokenIds:      s.StopTokenIDs,
+		IgnoreEos:         s.IgnoreEOS,
+		SkipSpecialTokens: s.SkipSpecialTokens,
+		N:                 max(1, s.N),
+	}
+	if len(s.LogitBias) > 0 {
+		sp.LogitBias = make(map[string]float32, len(s.LogitBias))
+		for id, b := range s.LogitBias {
+			sp.LogitBias[strconv.FormatUint(uint64(id), 10)] = b
+		}
+	}
+	switch c := s.Constraint; c.Kind {
+	case protocol.NoConstraint:
+	case protocol.JSONSchema:
+		sp.Constraint = &schedulerpb.SamplingParams_JsonSchema{JsonSchema: c.Value}
+	case protocol.JSONObject:
+		sp.Constraint = &schedulerpb.SamplingParams_JsonSchema{JsonSchema: `{"type":"object"}`}
+	case protocol.Regex:
+		sp.Constraint = &schedulerpb.SamplingParams_Regex{Regex: c.Value}
+	case protocol.Grammar:
+		sp.Constraint = &schedulerpb.SamplingParams_EbnfGrammar{EbnfGrammar: c.Value}
+	default:
+		return nil, fmt.Errorf("tokenspeed: a %s constraint: %w", c.Kind, protocol.ErrUnsupportedParam)
+	}
+	if s.Seed != nil {
+		// The message has no seed field; SMG's servicer reads it here.
+		cp, err := structpb.NewStruct(map[string]any{"seed": float64(*s.Seed)})
+		if err != nil {
+			return nil, fmt.Errorf("tokenspeed: seed: %v: %w", err, protocol.ErrBadRequest)
+		}
+		sp.CustomParams = cp
+	}
+	return sp, nil
+}
+
+// mediaItem maps one media item.
+func mediaItem(it *protocol.MediaItem) (*schedulerpb.MultimodalItem, error) {
+	mod, ok := modalityOut(it.Modality)
+	if !ok {
+		return nil, fmt.Errorf("modality %v: %w", it.Modality, protocol.ErrBadRequest)
+	}
+	enc, err := tensordata.Encode(it.Input.DType, it.Input.Shape, it.Input.Payload)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w: %w", it.Input.Name, protocol.ErrBadRequest, err)
+	}
+	mi := &schedulerpb.MultimodalItem{
+		Modality:             mod,
+		ContentHash:          it.Hash,
+		EncoderInput:         enc,
+		ModelSpecificTensors: make(map[string]*schedulerpb.TensorData, len(it.Side)),
+		PlaceholderTokenId:   it.PadToken,
+	}
+	for _, t := range it.Side {
+		if _, dup := mi.ModelSpecificTensors[t.Name]; dup || t.Name == "" {
+			return nil, fmt.Errorf("side tensor name %q empty or repeated: %w", t.Name, protocol.ErrBadRequest)
+		}
+		if mi.ModelSpecificTensors[t.Name], err = tensordata.Encode(t.DType, t.Shape, t.Payload); err != nil {
+			return nil, fmt.Errorf("%s: %w: %w", t.Name, protocol.ErrBadRequest, err)
+		}
+	}
+	for _, r := range it.Placeholders {
+		if r.Offset < 0 || r.Length < 0 || r.Offset > math.MaxUint32 || r.Length > math.MaxUint32 {
+			return nil, fmt.Errorf("placeholder range %+v: %w", r, protocol.ErrBadRequest)
+		}
+		mi.Placeholders = append(mi.Placeholders, &schedulerpb.PlaceholderRange{Offset: uint32(r.Offset), Length: uint32(r.Length)})
+	}
+	return mi, nil
+}
+
+// modalityOut maps a modality to the wire's.
+func modalityOut(m vision.Modality) (commonpb.Modality, bool) {
+	switch m {
+	case vision.Image:
+		return commonpb.Modality_IMAGE, true
+	case vision.Video:
+		return commonpb.Modality_VIDEO, true
+	case vision.Audio:
+		return commonpb.Modality_AUDIO, true
+	}
+	return commonpb.Modality_MODALITY_UNSPECIFIED, false
+}
+
+// modalityIn maps a wire modality to vision's (the inverse of modalityOut).
+func modalityIn(m commonpb.Modality) (vision.Modality, bool) {
+	for _, v := range []vision.Modality{vision.Image, vision.Video, vision.Audio} {
+		if w, _ := modalityOut(v); w == m {
+			return v, true
+		}
+	}
+	return 0, false
+}
