@@ -7,7 +7,7 @@ import (
 	"os"
 	"strings"
 
-	"github.com/mmgate/mmgate/internal/benchgw"
+	"github.com/mmgate/mmgate/internal/tools/benchgw"
 )
 
 // runBenchGateway is `mmgate bench gateway`: it load-tests a running gateway

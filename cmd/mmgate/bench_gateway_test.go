@@ -18,7 +18,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mmgate/mmgate/internal/benchgw/fakegw"
+	"github.com/mmgate/mmgate/internal/tools/benchgw/fakegw"
 )
 
 // writeBenchImages writes n distinct w×h JPEGs into a new directory.

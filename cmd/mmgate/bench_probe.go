@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/mmgate/mmgate/internal/benchgw"
+	"github.com/mmgate/mmgate/internal/tools/benchgw"
 )
 
 // benchProbeCommand is the hidden `mmgate bench` subcommand that `bench

@@ -10,14 +10,14 @@ import (
 	"strings"
 	"time"
 
-	"github.com/mmgate/mmgate/internal/benchgw"
-	"github.com/mmgate/mmgate/internal/benchreport"
-	"github.com/mmgate/mmgate/internal/transportbench"
+	"github.com/mmgate/mmgate/internal/tools/benchgw"
+	"github.com/mmgate/mmgate/internal/tools/benchreport"
+	"github.com/mmgate/mmgate/internal/tools/transportbench"
 	"github.com/mmgate/mmgate/shm"
 )
 
 // This file answers: how do the bench subcommands write a report directory
-// (--report DIR: report.json and index.html, see internal/benchreport)?
+// (--report DIR: report.json and index.html, see internal/tools/benchreport)?
 
 // defaultSweep is the concurrency sweep of `bench gateway --report` when
 // neither --concurrency nor --concurrency-sweep is given.

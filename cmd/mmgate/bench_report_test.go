@@ -12,10 +12,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mmgate/mmgate/internal/benchgw"
-	"github.com/mmgate/mmgate/internal/benchgw/fakegw"
-	"github.com/mmgate/mmgate/internal/benchreport"
-	"github.com/mmgate/mmgate/internal/benchreport/browser"
+	"github.com/mmgate/mmgate/internal/tools/benchgw"
+	"github.com/mmgate/mmgate/internal/tools/benchgw/fakegw"
+	"github.com/mmgate/mmgate/internal/tools/benchreport"
+	"github.com/mmgate/mmgate/internal/tools/benchreport/browser"
 )
 
 func TestParseLevels(t *testing.T) {

@@ -12,7 +12,7 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/mmgate/mmgate/internal/transportbench"
+	"github.com/mmgate/mmgate/internal/tools/transportbench"
 	"github.com/mmgate/mmgate/shm"
 )
 

@@ -19,7 +19,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mmgate/mmgate/internal/benchgw/fakegw"
+	"github.com/mmgate/mmgate/internal/tools/benchgw/fakegw"
 )
 
 // testImages returns n distinct small JPEG images.

@@ -6,7 +6,7 @@ import (
 	"math"
 	"strconv"
 
-	"github.com/mmgate/mmgate/internal/benchgw"
+	"github.com/mmgate/mmgate/internal/tools/benchgw"
 )
 
 // RenderGatewayHTML writes the gateway report page.

@@ -5,7 +5,7 @@ import (
 	"runtime"
 	"time"
 
-	"github.com/mmgate/mmgate/internal/benchgw"
+	"github.com/mmgate/mmgate/internal/tools/benchgw"
 )
 
 // ErrNoData is returned when a report has nothing to draw (no run, no result).

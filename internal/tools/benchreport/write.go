@@ -7,7 +7,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/mmgate/mmgate/internal/benchgw"
+	"github.com/mmgate/mmgate/internal/tools/benchgw"
 )
 
 // File names inside a report directory.

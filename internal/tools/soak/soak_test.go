@@ -21,7 +21,7 @@ var (
 func buildBinary(t *testing.T) string {
 	t.Helper()
 	_, file, _, _ := runtime.Caller(0)
-	root := filepath.Join(filepath.Dir(file), "..", "..")
+	root := filepath.Join(filepath.Dir(file), "..", "..", "..")
 	bin := filepath.Join(t.TempDir(), "mmgate")
 	cmd := exec.Command("go", "build", "-o", bin, "./cmd/mmgate")
 	cmd.Dir = root
@@ -89,14 +89,14 @@ func TestLoadSmoke(t *testing.T) {
 // TestSoakLong and TestLoadLong run with -soak.long only.
 func TestSoakLong(t *testing.T) {
 	if !*long {
-		t.Skip("long soak: go test ./internal/soak -run TestSoakLong -soak.long [-soak.duration 10m] -timeout 0")
+		t.Skip("long soak: go test ./internal/tools/soak -run TestSoakLong -soak.long [-soak.duration 10m] -timeout 0")
 	}
 	runAndCheck(t, Config{Binary: buildBinary(t), Duration: *duration, Seed: 3})
 }
 
 func TestLoadLong(t *testing.T) {
 	if !*long {
-		t.Skip("load test: go test ./internal/soak -run TestLoadLong -soak.long -timeout 0")
+		t.Skip("load test: go test ./internal/tools/soak -run TestLoadLong -soak.long -timeout 0")
 	}
 	runAndCheck(t, Config{Binary: buildBinary(t), Load: true, Duration: 60 * time.Second, Seed: 4})
 }

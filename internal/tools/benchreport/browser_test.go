@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mmgate/mmgate/internal/benchreport/browser"
+	"github.com/mmgate/mmgate/internal/tools/benchreport/browser"
 )
 
 var keepDir = flag.String("keep", "", "write the rendered pages and their screenshots under this directory")

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mmgate/mmgate/internal/benchgw/fakegw"
+	"github.com/mmgate/mmgate/internal/tools/benchgw/fakegw"
 )
 
 // probeChildEnv makes the test binary run ServeProbe instead of the tests:
