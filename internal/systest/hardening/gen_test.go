@@ -182,7 +182,7 @@ func validImages(t *testing.T) map[string][]byte {
 	b.Reset()
 	must(t, tiff.Encode(&b, m, nil))
 	out["tiff"] = bytes.Clone(b.Bytes())
-	w, err := os.ReadFile("../../media/testdata/corpus/webp_lossy.webp")
+	w, err := os.ReadFile("../../../media/testdata/corpus/webp_lossy.webp")
 	must(t, err)
 	out["webp"] = w
 	return out
@@ -382,7 +382,7 @@ func TestGenerateCorpus(t *testing.T) {
 	if !*update {
 		got, err := os.ReadFile(filepath.Join(dir, "cases.tsv"))
 		if err != nil || string(got) != tsv.String() {
-			t.Fatalf("testdata/corpus/cases.tsv is out of date (err %v); run go test ./internal/hardening -run TestGenerateCorpus -update", err)
+			t.Fatalf("testdata/corpus/cases.tsv is out of date (err %v); run go test ./internal/systest/hardening -run TestGenerateCorpus -update", err)
 		}
 		return
 	}

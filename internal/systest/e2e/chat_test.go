@@ -358,7 +358,7 @@ func TestVideo(t *testing.T) {
 	shm := shmDir(t)
 	w, _ := startWorker(t, shm)
 	url, _ := startGateway(t, shm, "--worker", w)
-	clip := "../../media/video/testdata/h264_moov_end.mp4"
+	clip := "../../../media/video/testdata/h264_moov_end.mp4"
 	data, err := os.ReadFile(clip)
 	if err != nil {
 		t.Fatal(err)

@@ -7,7 +7,7 @@
 // The request corpus lives in testdata/corpus: one request body per file and
 // testdata/corpus/cases.tsv naming each file with its expected status and
 // error code. The media-carrying bodies are produced by
-// `go test ./internal/hardening -run TestGenerateCorpus -update`.
+// `go test ./internal/systest/hardening -run TestGenerateCorpus -update`.
 //
 // Tests never connect to a non-loopback address: URL cases that involve
 // private or metadata addresses run against media/fetch with an injected
