@@ -2,8 +2,9 @@ package benchgw
 
 import (
 	"math"
-	"sort"
 	"time"
+
+	"github.com/mmgate/mmgate/internal/tools/stats"
 )
 
 // Report is the result of a run. Durations are in milliseconds, rates per
@@ -106,30 +107,8 @@ var stageOrder = []string{"fetch", "decode", "resize", "normalize_patchify", "to
 
 // dist summarises durations.
 func dist(ds []time.Duration) Dist {
-	if len(ds) == 0 {
-		return Dist{}
-	}
-	s := append([]time.Duration(nil), ds...)
-	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
-	var sum time.Duration
-	for _, d := range s {
-		sum += d
-	}
-	return Dist{
-		Count: len(s),
-		Mean:  ms(sum / time.Duration(len(s))),
-		P50:   ms(percentile(s, 0.50)),
-		P90:   ms(percentile(s, 0.90)),
-		P99:   ms(percentile(s, 0.99)),
-		Max:   ms(s[len(s)-1]),
-	}
-}
-
-// percentile is the nearest-rank p-quantile of sorted (non-empty) s.
-func percentile(s []time.Duration, p float64) time.Duration {
-	i := int(math.Ceil(p*float64(len(s)))) - 1
-	i = max(0, min(i, len(s)-1))
-	return s[i]
+	s := stats.Summarize(ds)
+	return Dist{Count: s.N, Mean: ms(s.Mean), P50: ms(s.P50), P90: ms(s.P90), P99: ms(s.P99), Max: ms(s.Max)}
 }
 
 func ms(d time.Duration) float64 { return round3(float64(d) / 1e6) }

@@ -8,12 +8,12 @@ import (
 	"runtime"
 	"runtime/debug"
 	"slices"
-	"sort"
 	"time"
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
 
+	"github.com/mmgate/mmgate/internal/tools/stats"
 	commonpb "github.com/mmgate/mmgate/proto/common"
 	schedulerpb "github.com/mmgate/mmgate/proto/scheduler"
 	"github.com/mmgate/mmgate/shm"
@@ -37,9 +37,6 @@ var AllPaths = []string{PathInlineTCP, PathInlineUnix, PathShm, PathMemcpy}
 
 // KnownPaths lists every path Run accepts.
 var KnownPaths = []string{PathInlineTCP, PathInlineUnix, PathShm, PathMemcpy, PathShmReuse}
-
-// DefaultSizes are the tensor sizes measured by default.
-var DefaultSizes = []int{1 << 20, 4 << 20, 16 << 20, 64 << 20, 256 << 20}
 
 // Config describes one benchmark run. Addresses come from a worker process
 // running RunWorker (TCP first, then unix socket).
@@ -87,7 +84,39 @@ func Run(ctx context.Context, cfg Config) ([]Result, error) {
 	if cfg.Progress == nil {
 		cfg.Progress = io.Discard
 	}
+	clients, closeAll, err := dial(cfg)
+	if err != nil {
+		return nil, err
+	}
+	defer closeAll()
+	var results []Result
+	seed := uint64(1)
+	for _, n := range cfg.Sizes {
+		if n <= 0 || n%1024 != 0 {
+			return nil, fmt.Errorf("bench: size %d is not a positive multiple of 1024", n)
+		}
+		times, err := measureSize(ctx, cfg, n, clients, &seed)
+		if err != nil {
+			return nil, err
+		}
+		for _, p := range cfg.Paths {
+			r := summarize(n, p, times[p])
+			results = append(results, r)
+			fmt.Fprintf(cfg.Progress, "%6.0f MiB %-12s median %9.3f ms  p90 %9.3f ms\n", float64(n)/(1<<20), p, r.MedianMS, r.P90MS)
+		}
+	}
+	return results, nil
+}
+
+// dial connects to the worker of every path that has one.
+func dial(cfg Config) (map[string]schedulerpb.TokenSpeedSchedulerClient, func(), error) {
 	clients := map[string]schedulerpb.TokenSpeedSchedulerClient{}
+	var conns []*grpc.ClientConn
+	closeAll := func() {
+		for _, c := range conns {
+			c.Close()
+		}
+	}
 	for _, p := range cfg.Paths {
 		var target string
 		switch p {
@@ -100,64 +129,55 @@ func Run(ctx context.Context, cfg Config) ([]Result, error) {
 		case PathMemcpy:
 			continue
 		default:
-			return nil, fmt.Errorf("bench: unknown path %q", p)
+			closeAll()
+			return nil, nil, fmt.Errorf("bench: unknown path %q", p)
 		}
 		if (p == PathShm && cfg.Pool == nil) || (p == PathShmReuse && cfg.ReusePool == nil) {
-			return nil, fmt.Errorf("bench: path %s needs a pool", p)
+			closeAll()
+			return nil, nil, fmt.Errorf("bench: path %s needs a pool", p)
 		}
 		conn, err := grpc.NewClient(target,
 			grpc.WithTransportCredentials(insecure.NewCredentials()),
 			grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(cfg.MaxMsg), grpc.MaxCallSendMsgSize(cfg.MaxMsg)))
 		if err != nil {
-			return nil, fmt.Errorf("bench: dial %s: %w", target, err)
+			closeAll()
+			return nil, nil, fmt.Errorf("bench: dial %s: %w", target, err)
 		}
-		defer conn.Close()
+		conns = append(conns, conn)
 		clients[p] = schedulerpb.NewTokenSpeedSchedulerClient(conn)
 	}
-	var results []Result
-	seed := uint64(1)
-	for _, n := range cfg.Sizes {
-		if n <= 0 || n%1024 != 0 {
-			return nil, fmt.Errorf("bench: size %d is not a positive multiple of 1024", n)
-		}
-		times := map[string][]time.Duration{}
-		var reuse *shm.Batch
-		var seg *shm.Segment
-		if slices.Contains(cfg.Paths, PathShmReuse) {
-			reuse = cfg.ReusePool.NewBatch(ctx, "bench-reuse")
-			var err error
-			if seg, err = reuse.Alloc(n); err != nil {
-				reuse.Release()
-				return nil, fmt.Errorf("bench: shm-reuse %d bytes: %w", n, err)
-			}
-		}
-		for run := 0; run < cfg.Warmup+cfg.Runs; run++ {
-			for _, p := range cfg.Paths {
-				seed++
-				pat := NewPattern(seed)
-				freshMemory()
-				d, err := measure(ctx, p, n, pat, clients[p], cfg.Pool, seg, fmt.Sprintf("bench-%d", seed))
-				if err != nil {
-					if reuse != nil {
-						reuse.Release()
-					}
-					return nil, fmt.Errorf("bench: %s %d bytes: %w", p, n, err)
-				}
-				if run >= cfg.Warmup {
-					times[p] = append(times[p], d)
-				}
-			}
-		}
-		if reuse != nil {
-			reuse.Release()
-		}
-		for _, p := range cfg.Paths {
-			r := summarize(n, p, times[p])
-			results = append(results, r)
-			fmt.Fprintf(cfg.Progress, "%6.0f MiB %-12s median %9.3f ms  p90 %9.3f ms\n", float64(n)/(1<<20), p, r.MedianMS, r.P90MS)
+	return clients, closeAll, nil
+}
+
+// measureSize runs the warm-up and measured runs of every path for tensors
+// of n bytes, interleaving the paths run by run, and returns the measured
+// times by path. Every transfer gets a pattern of its own (seed counts them).
+func measureSize(ctx context.Context, cfg Config, n int, clients map[string]schedulerpb.TokenSpeedSchedulerClient, seed *uint64) (map[string][]time.Duration, error) {
+	times := map[string][]time.Duration{}
+	var seg *shm.Segment
+	if slices.Contains(cfg.Paths, PathShmReuse) {
+		reuse := cfg.ReusePool.NewBatch(ctx, "bench-reuse")
+		defer reuse.Release()
+		var err error
+		if seg, err = reuse.Alloc(n); err != nil {
+			return nil, fmt.Errorf("bench: shm-reuse %d bytes: %w", n, err)
 		}
 	}
-	return results, nil
+	for run := 0; run < cfg.Warmup+cfg.Runs; run++ {
+		for _, p := range cfg.Paths {
+			*seed++
+			pat := NewPattern(*seed)
+			freshMemory()
+			d, err := measure(ctx, p, n, pat, clients[p], cfg.Pool, seg, fmt.Sprintf("bench-%d", *seed))
+			if err != nil {
+				return nil, fmt.Errorf("bench: %s %d bytes: %w", p, n, err)
+			}
+			if run >= cfg.Warmup {
+				times[p] = append(times[p], d)
+			}
+		}
+	}
+	return times, nil
 }
 
 // freshMemory returns freed heap memory to the OS so that each run's
@@ -168,16 +188,9 @@ func freshMemory() {
 }
 
 func summarize(n int, path string, ds []time.Duration) Result {
-	s := slices.Clone(ds)
-	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
+	s := stats.Summarize(ds)
 	ms := func(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1e6 }
-	med := s[len(s)/2]
-	if len(s)%2 == 0 {
-		med = (s[len(s)/2-1] + s[len(s)/2]) / 2
-	}
-	// Nearest-rank 90th percentile.
-	idx := (len(s)*9+9)/10 - 1
-	return Result{Bytes: n, Path: path, MedianMS: ms(med), P90MS: ms(s[idx])}
+	return Result{Bytes: n, Path: path, MedianMS: ms(s.Median), P90MS: ms(s.P90)}
 }
 
 // measure runs one transfer of n bytes and returns its duration.
