@@ -10,15 +10,12 @@ import (
 	"io"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
-	"strings"
 	"testing"
 	"time"
 
-	"github.com/mmgate/mmgate/internal/demomodel"
-	"github.com/mmgate/mmgate/internal/proctest"
+	"github.com/mmgate/mmgate/internal/testutil/procs"
 )
 
 var (
@@ -27,82 +24,42 @@ var (
 )
 
 func TestMain(m *testing.M) {
-	os.Exit(run(m))
+	os.Exit(procs.Main(m, "mmgate-e2e-", func(bin, model string) { binary, modelDir = bin, model }))
 }
 
-func run(m *testing.M) int {
-	tmp, err := os.MkdirTemp("", "mmgate-e2e-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	defer os.RemoveAll(tmp)
-	if binary, err = proctest.Build(tmp); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	if modelDir, err = demomodel.Materialize(tmp); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	return m.Run()
-}
-
-type proc = proctest.Proc
+type proc = procs.Proc
 
 // start runs the binary with args until the test ends.
 func start(t *testing.T, args ...string) *proc {
 	t.Helper()
-	return proctest.Start(t, binary, args...)
+	return procs.Start(t, binary, args...)
 }
 
 // shmDir is a private directory on the shared-memory tmpfs, so that the
 // test sees exactly the segments of its own processes.
-func shmDir(t *testing.T) string { return proctest.ShmDir(t, "mmgate-e2e-") }
+func shmDir(t *testing.T) string { return procs.ShmDir(t, "mmgate-e2e-") }
 
 // startWorker runs `mmgate worker` on a unix socket and waits for it.
 func startWorker(t *testing.T, shm string, extra ...string) (string, *proc) {
 	t.Helper()
-	sock := filepath.Join(t.TempDir(), "w.sock")
-	args := append([]string{"worker", "--model", modelDir, "--listen", "unix://" + sock, "--shm-dir", shm}, extra...)
-	p := start(t, args...)
-	waitFor(t, func() bool { _, err := os.Stat(sock); return err == nil }, "worker socket")
-	return "unix://" + sock, p
+	return procs.Worker(t, binary, shm, append([]string{"--model", modelDir}, extra...)...)
 }
 
 // startGateway runs `mmgate serve` on a free loopback port and waits until it
 // is ready.
 func startGateway(t *testing.T, shm string, extra ...string) (string, *proc) {
 	t.Helper()
-	addr := proctest.FreeAddr(t)
-	args := []string{"serve", "--listen", addr, "--shm-dir", shm, "--health-interval", "200ms"}
+	var args []string
 	if !slices.Contains(extra, "--no-model") {
 		args = append(args, "--model", modelDir)
 	}
 	extra = slices.DeleteFunc(slices.Clone(extra), func(s string) bool { return s == "--no-model" })
-	args = append(args, extra...)
-	p := start(t, args...)
-	url := "http://" + addr
-	waitFor(t, func() bool {
-		r, err := http.Get(url + "/health/ready")
-		if err != nil {
-			return false
-		}
-		r.Body.Close()
-		return r.StatusCode == 200
-	}, "gateway ready")
-	return url, p
+	return procs.Gateway(t, binary, shm, append(args, extra...)...)
 }
 
 func waitFor(t *testing.T, ok func() bool, what string) {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for !ok() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	procs.WaitFor(t, nil, ok, what)
 }
 
 // jpegFile writes a w×h synthetic JPEG (gradients and bars; seed varies it).
@@ -129,15 +86,11 @@ func jpegFile(t *testing.T, w, h, seed int) string {
 // returns the sha256 of pixel_values.
 func preprocessHash(t *testing.T, path, dtype string) string {
 	t.Helper()
-	out, err := exec.Command(binary, "preprocess", "--model", modelDir, "--dtype", dtype, "--hash", path).Output()
+	h, err := procs.PreprocessHash(binary, modelDir, dtype, path)
 	if err != nil {
-		t.Fatalf("preprocess: %v", err)
+		t.Fatal(err)
 	}
-	i := strings.Index(string(out), `"sha256":"`)
-	if i < 0 {
-		t.Fatalf("preprocess output without sha256: %s", out)
-	}
-	return string(out[i+10 : i+10+64])
+	return h
 }
 
 func metrics(t *testing.T, url string) string {
@@ -153,13 +106,9 @@ func metrics(t *testing.T, url string) string {
 
 func listShm(t *testing.T, dir string) []string {
 	t.Helper()
-	ents, err := os.ReadDir(dir)
+	out, err := procs.Segments(dir)
 	if err != nil {
 		t.Fatal(err)
-	}
-	var out []string
-	for _, e := range ents {
-		out = append(out, e.Name())
 	}
 	return out
 }

@@ -27,7 +27,7 @@ import (
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
 
-	"github.com/mmgate/mmgate/internal/proctest"
+	"github.com/mmgate/mmgate/internal/testutil/procs"
 )
 
 // TestAPIKeys: keys from a flag, the environment and a file; /v1 needs one,
@@ -290,11 +290,11 @@ func TestTLS(t *testing.T) {
 	sCert, sKey := stranger.issue(t, "gateway", true)
 	hCert, hKey := ca.issue(t, "https", false)
 
-	waddr := proctest.FreeAddr(t)
+	waddr := procs.FreeAddr(t)
 	start(t, "worker", "--model", modelDir, "--listen", waddr, "--shm-dir", shm,
 		"--tls-cert", wCert, "--tls-key", wKey, "--tls-client-ca", ca.caFile())
 
-	addr := proctest.FreeAddr(t)
+	addr := procs.FreeAddr(t)
 	start(t, "serve", "--listen", addr, "--shm-dir", shm, "--health-interval", "200ms", "--model", modelDir,
 		"--worker", "grpcs://"+waddr, "--worker-tls-ca", ca.caFile(), "--worker-tls-cert", gCert, "--worker-tls-key", gKey,
 		"--tls-cert", hCert, "--tls-key", hKey)
@@ -361,7 +361,7 @@ func TestTLS(t *testing.T) {
 // startGatewayNoWait runs `mmgate serve` and waits only for its listener.
 func startGatewayNoWait(t *testing.T, shm string, extra ...string) (string, *proc) {
 	t.Helper()
-	addr := proctest.FreeAddr(t)
+	addr := procs.FreeAddr(t)
 	args := append([]string{"serve", "--listen", addr, "--shm-dir", shm, "--health-interval", "200ms", "--model", modelDir}, extra...)
 	p := start(t, args...)
 	url := "http://" + addr

@@ -11,12 +11,10 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
-	"github.com/mmgate/mmgate/internal/demomodel"
-	"github.com/mmgate/mmgate/internal/proctest"
+	"github.com/mmgate/mmgate/internal/testutil/procs"
 )
 
 var (
@@ -24,86 +22,45 @@ var (
 	modelDir  string // the demo model folder
 )
 
-func TestMain(m *testing.M) { os.Exit(run(m)) }
-
-func run(m *testing.M) int {
-	tmp, err := os.MkdirTemp("", "mmgate-hardening-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	defer os.RemoveAll(tmp)
-	if mmgateBin, err = proctest.Build(tmp); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	if modelDir, err = demomodel.Materialize(tmp); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	return m.Run()
+func TestMain(m *testing.M) {
+	os.Exit(procs.Main(m, "mmgate-hardening-", func(bin, model string) { mmgateBin, modelDir = bin, model }))
 }
 
-type proc = proctest.Proc
-
 // stop ends the process with SIGTERM (a graceful shutdown) and waits.
-func stop(t testing.TB, p *proc) {
+func stop(t testing.TB, p *procs.Proc) {
 	t.Helper()
-	p.Cmd.Process.Signal(syscall.SIGTERM)
-	if !p.Wait(20 * time.Second) {
-		p.Kill()
+	if !p.Stop(20 * time.Second) {
 		t.Errorf("process did not stop within 20 s of SIGTERM")
 	}
 }
 
 // start runs the binary with args until the test ends.
-func start(t testing.TB, args ...string) *proc {
+func start(t testing.TB, args ...string) *procs.Proc {
 	t.Helper()
-	return proctest.Start(t, mmgateBin, args...)
+	return procs.Start(t, mmgateBin, args...)
 }
 
 // shmDir is a private directory on the shared-memory tmpfs.
-func shmDir(t testing.TB) string { return proctest.ShmDir(t, "mmgate-hardening-") }
+func shmDir(t testing.TB) string { return procs.ShmDir(t, "mmgate-hardening-") }
 
-func freeAddr(t testing.TB) string { return proctest.FreeAddr(t) }
+func freeAddr(t testing.TB) string { return procs.FreeAddr(t) }
 
 // startGateway runs `mmgate serve` with the demo model and extra flags and
 // waits until it is ready.
-func startGateway(t testing.TB, shm string, extra ...string) (string, *proc) {
+func startGateway(t testing.TB, shm string, extra ...string) (string, *procs.Proc) {
 	t.Helper()
-	addr := freeAddr(t)
-	args := append([]string{"serve", "--listen", addr, "--shm-dir", shm, "--health-interval", "200ms", "--model", modelDir}, extra...)
-	p := start(t, args...)
-	url := "http://" + addr
-	waitReady(t, p, url)
-	return url, p
+	return procs.Gateway(t, mmgateBin, shm, append([]string{"--model", modelDir}, extra...)...)
 }
 
 // waitReady waits until the gateway has a healthy worker.
-func waitReady(t testing.TB, p *proc, url string) {
+func waitReady(t testing.TB, p *procs.Proc, url string) {
 	t.Helper()
-	waitFor(t, p, func() bool {
-		r, err := http.Get(url + "/health/ready")
-		if err != nil {
-			return false
-		}
-		r.Body.Close()
-		return r.StatusCode == 200
-	}, "gateway ready")
+	waitFor(t, p, func() bool { return procs.Ready(url + "/health/ready") }, "gateway ready")
 }
 
-func waitFor(t testing.TB, p *proc, ok func() bool, what string) {
+func waitFor(t testing.TB, p *procs.Proc, ok func() bool, what string) {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for !ok() {
-		if p != nil && !p.Alive() {
-			t.Fatalf("process exited while waiting for %s:\n%s", what, p.Stderr.String())
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	procs.WaitFor(t, p, ok, what)
 }
 
 // apiResult is one HTTP answer: status, OpenAI error code (if any) and body.

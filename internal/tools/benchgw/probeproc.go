@@ -9,8 +9,9 @@ import (
 	"io"
 	"os/exec"
 	"runtime/debug"
-	"sync"
 	"time"
+
+	"github.com/mmgate/mmgate/internal/testutil/procs"
 )
 
 // This file answers: how does the text probe run in a process of its own?
@@ -112,11 +113,8 @@ func ServeProbe(ctx context.Context, in io.Reader, out io.Writer) error {
 
 // probeChild is the parent's handle on a running probe process.
 type probeChild struct {
-	cmd    *exec.Cmd
-	stdin  io.WriteCloser
+	p      *procs.Proc
 	stdout *bufio.Reader
-	wait   sync.Once
-	err    error
 }
 
 // startProbeChild starts the probe process and waits until it is ready.
@@ -126,24 +124,17 @@ func (r *Runner) startProbeChild(ctx context.Context) (*probeChild, error) {
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	cmd.Stderr = o.Progress
 	cmd.WaitDelay = 5 * time.Second
-	stdin, err := cmd.StdinPipe()
+	proc, err := procs.StartCmd("probe", cmd, procs.Options{Stdin: true, Stdout: true})
 	if err != nil {
 		return nil, fmt.Errorf("probe process: %w", err)
 	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		return nil, fmt.Errorf("probe process: %w", err)
-	}
-	if err := cmd.Start(); err != nil {
-		return nil, fmt.Errorf("probe process: %w", err)
-	}
-	p := &probeChild{cmd: cmd, stdin: stdin, stdout: bufio.NewReader(stdout)}
+	p := &probeChild{p: proc, stdout: bufio.NewReader(proc.Stdout)}
 	cfg, _ := json.Marshal(probeConfig{URL: o.URL, AllowRemote: o.AllowRemote, Model: o.Model, MaxTokens: o.MaxTokens,
 		ProbeText: o.ProbeText, ProbeInterval: o.ProbeInterval, RequestTimeout: o.RequestTimeout, APIKey: o.APIKey,
 		WarmUp: !o.NoWarmUp})
 	ready := make(chan error, 1)
 	go func() {
-		if _, err := stdin.Write(append(cfg, '\n')); err != nil {
+		if _, err := proc.Stdin.Write(append(cfg, '\n')); err != nil {
 			ready <- err
 			return
 		}
@@ -167,16 +158,17 @@ func (r *Runner) startProbeChild(ctx context.Context) (*probeChild, error) {
 
 // start tells the child that the load has started.
 func (p *probeChild) start() error {
-	_, err := io.WriteString(p.stdin, "go\n")
+	_, err := io.WriteString(p.p.Stdin, "go\n")
 	return err
 }
 
 // finish ends the probe stream and returns the measured probes.
 func (p *probeChild) finish() ([]outcome, error) {
-	p.stdin.Close()
+	p.p.Stdin.Close()
 	var res []probeResult
 	derr := json.NewDecoder(p.stdout).Decode(&res)
-	if werr := p.reap(); werr != nil {
+	p.p.Stdout.Close()
+	if werr := p.p.ExitErr(); werr != nil {
 		return nil, fmt.Errorf("probe process: %w", werr)
 	}
 	if derr != nil {
@@ -192,13 +184,6 @@ func (p *probeChild) finish() ([]outcome, error) {
 
 // kill stops the child (after a failure) and reaps it.
 func (p *probeChild) kill() {
-	if p.cmd.Process != nil {
-		_ = p.cmd.Process.Kill()
-	}
-	_ = p.reap()
-}
-
-func (p *probeChild) reap() error {
-	p.wait.Do(func() { p.err = p.cmd.Wait() })
-	return p.err
+	p.p.Kill()
+	p.p.Stdout.Close()
 }

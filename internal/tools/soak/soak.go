@@ -1,42 +1,35 @@
 package soak
 
 import (
-	"bytes"
 	"context"
 	"fmt"
-	goimage "image"
-	"image/color"
-	"image/jpeg"
 	"math/rand"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/mmgate/mmgate/internal/demomodel"
+	"github.com/mmgate/mmgate/internal/testutil/procs"
+	"github.com/mmgate/mmgate/internal/tools/stats"
 )
 
-// deployment is the gateway, its workers and the shm directory.
-type deployment struct {
-	cfg     *Config
-	prefix  []string // nsenter prefix, or nil
-	shmDir  string   // as the processes see it
-	shmView string   // as this process sees it
-	url     string
+// run is one soak or load run in progress.
+type run struct {
+	cfg  *Config
+	rep  *Report
+	d    *deployment
+	imgs []image
+	v    *verifier
+	hc   *http.Client
 
-	mu       sync.Mutex
-	workers  []*proc
-	wargs    [][]string
-	wsock    []string
-	gateway  *proc
-	fillFile string
+	mu          sync.Mutex // guards rep and the latencies while traffic runs
+	lat, lat429 []time.Duration
+
+	cleanups []func() // run in reverse order by close
 }
 
 // Run performs one soak or load run and returns its report; the error is
@@ -45,22 +38,72 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	if err := cfg.defaults(); err != nil {
 		return nil, err
 	}
-	logf := func(format string, a ...any) { fmt.Fprintf(cfg.Log, "soak: "+format+"\n", a...) }
+	r := &run{cfg: &cfg}
+	defer r.close()
+	if err := r.setup(ctx); err != nil {
+		return nil, err
+	}
+	if err := r.warmUp(ctx); err != nil {
+		return nil, err
+	}
+	r.traffic(ctx)
+	r.settle(ctx)
+	return r.rep, nil
+}
+
+func (r *run) logf(format string, a ...any) { fmt.Fprintf(r.cfg.Log, "soak: "+format+"\n", a...) }
+
+// onClose registers f to run when the run closes.
+func (r *run) onClose(f func()) { r.cleanups = append(r.cleanups, f) }
+
+func (r *run) close() {
+	for i := len(r.cleanups) - 1; i >= 0; i-- {
+		r.cleanups[i]()
+	}
+}
+
+// setup makes the scratch directory, the model, the images and the shm
+// directory, and starts the deployment.
+func (r *run) setup(ctx context.Context) error {
+	cfg := r.cfg
 	if cfg.WorkDir == "" {
 		d, err := os.MkdirTemp("", "mmgate-soak-")
 		if err != nil {
-			return nil, err
+			return err
 		}
-		defer os.RemoveAll(d)
+		r.onClose(func() { os.RemoveAll(d) })
 		cfg.WorkDir = d
 	}
 	if cfg.ModelDir == "" {
 		d, err := demomodel.Materialize(filepath.Join(cfg.WorkDir, "model"))
 		if err != nil {
-			return nil, err
+			return err
 		}
 		cfg.ModelDir = d
 	}
+	r.rep = newReport(cfg)
+	imgs, err := makeImages(cfg)
+	if err != nil {
+		return err
+	}
+	r.imgs = imgs
+	r.logf("%d images fingerprinted with `mmgate preprocess --hash`", len(imgs))
+	r.d = &deployment{cfg: cfg}
+	if err := r.shm(); err != nil {
+		return err
+	}
+	if cfg.ShmBudget > 0 {
+		r.rep.ShmBudgetBytes = cfg.ShmBudget
+	}
+	r.onClose(r.d.stop)
+	if err := r.d.start(ctx); err != nil {
+		return err
+	}
+	r.logf("gateway %s with %d workers, shm in %s", r.d.url, cfg.Workers, r.d.shmDir)
+	return nil
+}
+
+func newReport(cfg *Config) *Report {
 	rep := &Report{Mode: "soak", Concurrency: cfg.Concurrency, Workers: cfg.Workers, CleanErrors: map[string]int{},
 		Problems: []string{}, Failures: []string{}, SegmentsLeft: []string{}, SegmentsAfterStop: []string{},
 		ShmFallbacks: map[string]float64{}, TensorsByPath: map[string]float64{}, CacheBudgetBytes: cfg.CacheBytes}
@@ -69,227 +112,227 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	} else {
 		rep.RejectEvery, rep.CancelPercent = max(cfg.RejectEvery, 0), max(cfg.CancelPercent, 0)
 	}
+	return rep
+}
 
-	imgs, err := makeImages(&cfg)
-	if err != nil {
-		return nil, err
-	}
-	logf("%d images fingerprinted with `mmgate preprocess --hash`", len(imgs))
-
-	d := &deployment{cfg: &cfg}
-	// Shared memory: a private small tmpfs when the fill fault runs, else a
-	// private directory on the host's tmpfs (never filled).
+// shm picks the shared-memory directory: a private small tmpfs when the
+// fill fault runs, else a private directory on the host's tmpfs (never
+// filled).
+func (r *run) shm() error {
+	cfg, d := r.cfg, r.d
 	if !cfg.Load && cfg.FillEvery > 0 {
 		mnt := filepath.Join(cfg.WorkDir, "shm")
 		if err := os.MkdirAll(mnt, 0o755); err != nil {
-			return nil, err
+			return err
 		}
 		ns, err := newNamespace(mnt, cfg.TmpfsBytes)
 		if err != nil {
-			rep.ShmFillSkip = err.Error()
-			logf("shm fill fault skipped: %v", err)
+			r.rep.ShmFillSkip = err.Error()
+			r.logf("shm fill fault skipped: %v", err)
 		} else {
-			defer ns.close()
+			r.onClose(ns.close)
 			d.prefix, d.shmDir, d.shmView = ns.prefix(), mnt, ns.hostPath()
-			rep.ShmBudgetBytes = cfg.TmpfsBytes / 2
+			r.rep.ShmBudgetBytes = cfg.TmpfsBytes / 2
 		}
 	} else if !cfg.Load {
-		rep.ShmFillSkip = "disabled"
+		r.rep.ShmFillSkip = "disabled"
 	}
 	if d.shmDir == "" {
-		base := "/dev/shm"
-		if st, err := os.Stat(base); err != nil || !st.IsDir() {
-			base = os.TempDir()
-		}
-		dir, err := os.MkdirTemp(base, "mmgate-soak-")
+		dir, err := procs.NewShmDir("mmgate-soak-")
 		if err != nil {
-			return nil, err
+			return err
 		}
-		defer os.RemoveAll(dir)
+		r.onClose(func() { os.RemoveAll(dir) })
 		d.shmDir, d.shmView = dir, dir
 	}
-	if cfg.ShmBudget > 0 {
-		rep.ShmBudgetBytes = cfg.ShmBudget
-	}
-	if err := d.start(ctx); err != nil {
-		d.stop()
-		return nil, err
-	}
-	defer d.stop()
-	logf("gateway %s with %d workers, shm in %s", d.url, cfg.Workers, d.shmDir)
+	return nil
+}
 
-	v := &verifier{imgs: imgs, seen: map[string]string{}}
-	hc := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: cfg.Concurrency * 2}}
-	defer hc.CloseIdleConnections()
-	// Warm up: every image once, and the baseline.
-	for i := range imgs {
-		o := do(ctx, hc, d.url, job{text: "warm up", images: []int{i}}, v, cfg.RequestTimeout)
+// warmUp sends every image once and reads the baseline.
+func (r *run) warmUp(ctx context.Context) error {
+	r.v = &verifier{imgs: r.imgs, seen: map[string]string{}}
+	r.hc = &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: r.cfg.Concurrency * 2}}
+	r.onClose(r.hc.CloseIdleConnections)
+	for i := range r.imgs {
+		o := do(ctx, r.hc, r.d.url, job{text: "warm up", images: []int{i}}, r.v, r.cfg.RequestTimeout)
 		if o.kind != "ok" {
-			return nil, fmt.Errorf("soak: warm-up request failed: %s %s\n%s", o.kind, o.detail, d.gateway.stderr.String())
+			return fmt.Errorf("soak: warm-up request failed: %s %s\n%s", o.kind, o.detail, r.d.gateway.Stderr.String())
 		}
 	}
 	time.Sleep(time.Second)
-	m, err := metrics(d.url)
+	m, err := metrics(r.d.url)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	rep.GoroutinesBaseline, rep.RSSBaselineMiB = m["go_goroutines"], m["process_resident_memory_bytes"]/(1<<20)
-	logf("baseline: %v goroutines, %.1f MiB RSS", rep.GoroutinesBaseline, rep.RSSBaselineMiB)
+	r.rep.GoroutinesBaseline, r.rep.RSSBaselineMiB = m["go_goroutines"], m["process_resident_memory_bytes"]/(1<<20)
+	r.logf("baseline: %v goroutines, %.1f MiB RSS", r.rep.GoroutinesBaseline, r.rep.RSSBaselineMiB)
+	return nil
+}
 
-	// Traffic and faults.
+// traffic runs the clients, the faults and the metrics poller for
+// cfg.Duration.
+func (r *run) traffic(ctx context.Context) {
+	cfg := r.cfg
 	start := time.Now()
 	runCtx, stopRun := context.WithTimeout(ctx, cfg.Duration)
 	defer stopRun()
-	var (
-		mu          sync.Mutex
-		lat, lat429 []time.Duration
-		wg          sync.WaitGroup
-	)
-	record := func(o outcome) {
-		mu.Lock()
-		defer mu.Unlock()
-		rep.Requests++
-		if o.status >= 500 {
-			rep.ServerErrors5x++
-		}
-		switch o.kind {
-		case "ok":
-			rep.OK++
-			if o.image {
-				rep.ImageOK++
-			}
-			lat = append(lat, o.latency)
-		case "cancelled":
-			rep.Cancelled++
-		case "clean":
-			rep.CleanErrors[o.detail]++
-			if o.status == 429 {
-				lat429 = append(lat429, o.latency)
-			}
-		case "wrong":
-			rep.WrongAnswers++
-		default:
-			rep.UncleanErrors++
-		}
-		if (o.kind == "wrong" || o.kind == "unclean") && len(rep.Problems) < 20 {
-			rep.Problems = append(rep.Problems, o.kind+": "+o.detail)
-		}
-	}
+	var wg sync.WaitGroup
 	for c := 0; c < cfg.Concurrency; c++ {
-		wg.Add(1)
-		go func(c int) {
-			defer wg.Done()
-			rng := rand.New(rand.NewSource(cfg.Seed + int64(c)))
-			for runCtx.Err() == nil {
-				j := job{text: "soak text " + strconv.Itoa(rng.Intn(8)), stream: rng.Intn(2) == 0}
-				if rng.Intn(100) < 65 {
-					j.images = []int{rng.Intn(len(imgs))}
-					if rng.Intn(4) == 0 {
-						j.images = append(j.images, rng.Intn(len(imgs)))
-					}
-				}
-				j.cancel = j.stream && rng.Intn(100) < cfg.CancelPercent
-				o := do(ctx, hc, d.url, j, v, cfg.RequestTimeout)
-				if runCtx.Err() != nil && o.kind == "unclean" && ctx.Err() != nil {
-					return
-				}
-				record(o)
-				if o.status == 429 {
-					time.Sleep(10 * time.Millisecond) // a client backing off
-				}
-			}
-		}(c)
+		wg.Go(func() { r.client(ctx, runCtx, c) })
 	}
-	faults := &sync.WaitGroup{}
 	if cfg.KillEvery > 0 {
-		faults.Add(1)
-		go func() {
-			defer faults.Done()
-			rng := rand.New(rand.NewSource(cfg.Seed - 1))
-			t := time.NewTicker(cfg.KillEvery)
-			defer t.Stop()
-			for {
-				select {
-				case <-runCtx.Done():
-					return
-				case <-t.C:
-				}
-				if err := d.killAndRestart(rng.Intn(cfg.Workers)); err != nil {
-					logf("restart: %v", err)
-				}
-				mu.Lock()
-				rep.WorkerKills++
-				mu.Unlock()
-			}
-		}()
+		wg.Go(func() { r.every(runCtx, cfg.KillEvery, r.killFault(ctx)) })
 	}
-	if cfg.FillEvery > 0 && d.prefix != nil {
-		faults.Add(1)
-		go func() {
-			defer faults.Done()
-			t := time.NewTicker(cfg.FillEvery)
-			defer t.Stop()
-			for {
-				select {
-				case <-runCtx.Done():
-					return
-				case <-t.C:
-				}
-				if err := d.fill(runCtx, 1500*time.Millisecond); err != nil {
-					logf("fill: %v", err)
-					continue
-				}
-				mu.Lock()
-				rep.ShmFills++
-				mu.Unlock()
-			}
-		}()
+	if cfg.FillEvery > 0 && r.d.prefix != nil {
+		wg.Go(func() { r.every(runCtx, cfg.FillEvery, r.fillFault(runCtx)) })
 	}
-	pollDone := make(chan struct{})
-	go func() {
-		defer close(pollDone)
-		t := time.NewTicker(250 * time.Millisecond)
-		defer t.Stop()
-		for {
-			if m, err := metrics(d.url); err == nil {
-				mu.Lock()
-				rep.GoroutinesPeak = max(rep.GoroutinesPeak, m["go_goroutines"])
-				rep.RSSPeakMiB = max(rep.RSSPeakMiB, m["process_resident_memory_bytes"]/(1<<20))
-				rep.ShmPeakBytes = max(rep.ShmPeakBytes, m["mmgate_shm_bytes_in_use"])
-				rep.CachePeakBytes = max(rep.CachePeakBytes, m["mmgate_tensor_cache_bytes"])
-				mu.Unlock()
-			}
-			select {
-			case <-runCtx.Done():
-				return
-			case <-t.C:
-			}
-		}
-	}()
+	wg.Go(func() { r.poll(runCtx) })
 	lastLog := time.Now()
 	for runCtx.Err() == nil {
 		time.Sleep(200 * time.Millisecond)
 		if time.Since(lastLog) >= 5*time.Second {
 			lastLog = time.Now()
-			mu.Lock()
-			logf("%3.0fs: %d requests, %d ok, %d cancelled, %d clean errors, %d wrong, %d unclean, %d kills, %d fills",
+			r.mu.Lock()
+			rep := r.rep
+			r.logf("%3.0fs: %d requests, %d ok, %d cancelled, %d clean errors, %d wrong, %d unclean, %d kills, %d fills",
 				time.Since(start).Seconds(), rep.Requests, rep.OK, rep.Cancelled, sum(rep.CleanErrors), rep.WrongAnswers, rep.UncleanErrors, rep.WorkerKills, rep.ShmFills)
-			mu.Unlock()
+			r.mu.Unlock()
 		}
 	}
 	wg.Wait()
-	faults.Wait()
-	<-pollDone
-	rep.Seconds = time.Since(start).Seconds()
-	rep.LatencyMS, rep.Overload429 = percentiles(lat), percentiles(lat429)
+	r.rep.Seconds = time.Since(start).Seconds()
+	r.rep.LatencyMS, r.rep.Overload429 = percentiles(r.lat), percentiles(r.lat429)
+}
 
-	// Settle: every worker back, the janitor's sweep, goroutines and RSS.
+// client is client c: it sends a random mix of requests until runCtx ends.
+func (r *run) client(ctx, runCtx context.Context, c int) {
+	cfg := r.cfg
+	rng := rand.New(rand.NewSource(cfg.Seed + int64(c)))
+	for runCtx.Err() == nil {
+		j := job{text: "soak text " + strconv.Itoa(rng.Intn(8)), stream: rng.Intn(2) == 0}
+		if rng.Intn(100) < 65 {
+			j.images = []int{rng.Intn(len(r.imgs))}
+			if rng.Intn(4) == 0 {
+				j.images = append(j.images, rng.Intn(len(r.imgs)))
+			}
+		}
+		j.cancel = j.stream && rng.Intn(100) < cfg.CancelPercent
+		o := do(ctx, r.hc, r.d.url, j, r.v, cfg.RequestTimeout)
+		if runCtx.Err() != nil && o.kind == "unclean" && ctx.Err() != nil {
+			return
+		}
+		r.record(o)
+		if o.status == 429 {
+			time.Sleep(10 * time.Millisecond) // a client backing off
+		}
+	}
+}
+
+// record counts one outcome.
+func (r *run) record(o outcome) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	rep := r.rep
+	rep.Requests++
+	if o.status >= 500 {
+		rep.ServerErrors5x++
+	}
+	switch o.kind {
+	case "ok":
+		rep.OK++
+		if o.image {
+			rep.ImageOK++
+		}
+		r.lat = append(r.lat, o.latency)
+	case "cancelled":
+		rep.Cancelled++
+	case "clean":
+		rep.CleanErrors[o.detail]++
+		if o.status == 429 {
+			r.lat429 = append(r.lat429, o.latency)
+		}
+	case "wrong":
+		rep.WrongAnswers++
+	default:
+		rep.UncleanErrors++
+	}
+	if (o.kind == "wrong" || o.kind == "unclean") && len(rep.Problems) < 20 {
+		rep.Problems = append(rep.Problems, o.kind+": "+o.detail)
+	}
+}
+
+// every calls fault each period until runCtx ends.
+func (r *run) every(runCtx context.Context, period time.Duration, fault func()) {
+	t := time.NewTicker(period)
+	defer t.Stop()
+	for {
+		select {
+		case <-runCtx.Done():
+			return
+		case <-t.C:
+		}
+		fault()
+	}
+}
+
+// killFault kills a random worker with SIGKILL and restarts it.
+func (r *run) killFault(ctx context.Context) func() {
+	rng := rand.New(rand.NewSource(r.cfg.Seed - 1))
+	return func() {
+		if err := r.d.killAndRestart(ctx, rng.Intn(r.cfg.Workers)); err != nil {
+			r.logf("restart: %v", err)
+		}
+		r.mu.Lock()
+		r.rep.WorkerKills++
+		r.mu.Unlock()
+	}
+}
+
+// fillFault fills the shm tmpfs for 1.5 s.
+func (r *run) fillFault(runCtx context.Context) func() {
+	return func() {
+		if err := r.d.fill(runCtx, 1500*time.Millisecond); err != nil {
+			r.logf("fill: %v", err)
+			return
+		}
+		r.mu.Lock()
+		r.rep.ShmFills++
+		r.mu.Unlock()
+	}
+}
+
+// poll records the peaks of the gateway's metrics every 250 ms.
+func (r *run) poll(runCtx context.Context) {
+	t := time.NewTicker(250 * time.Millisecond)
+	defer t.Stop()
+	for {
+		if m, err := metrics(r.d.url); err == nil {
+			r.mu.Lock()
+			rep := r.rep
+			rep.GoroutinesPeak = max(rep.GoroutinesPeak, m["go_goroutines"])
+			rep.RSSPeakMiB = max(rep.RSSPeakMiB, m["process_resident_memory_bytes"]/(1<<20))
+			rep.ShmPeakBytes = max(rep.ShmPeakBytes, m["mmgate_shm_bytes_in_use"])
+			rep.CachePeakBytes = max(rep.CachePeakBytes, m["mmgate_tensor_cache_bytes"])
+			r.mu.Unlock()
+		}
+		select {
+		case <-runCtx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// settle brings every worker back, waits for the janitor's sweep and for
+// the goroutines and RSS to come down, stops the deployment and checks.
+func (r *run) settle(ctx context.Context) {
+	cfg, rep, d := r.cfg, r.rep, r.d
 	if err := d.reviveAll(ctx); err != nil {
 		rep.Failures = append(rep.Failures, err.Error())
 	}
-	if !d.gateway.alive() {
-		rep.Failures = append(rep.Failures, "the gateway died: "+short(d.gateway.stderr.String()))
-		return rep, nil
+	if !d.gateway.Alive() {
+		rep.Failures = append(rep.Failures, "the gateway died: "+short(d.gateway.Stderr.String()))
+		return
 	}
 	// Segments the gateway keeps for reuse go after a few idle TTLs; wait
 	// for that, then for the janitor's sweep of what killed workers left.
@@ -303,7 +346,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	}
 	// Idle keep-alive connections hold a goroutine each in the gateway:
 	// close ours before counting.
-	hc.CloseIdleConnections()
+	r.hc.CloseIdleConnections()
 	deadline = time.Now().Add(20 * time.Second)
 	for {
 		m, err := metrics(d.url)
@@ -321,9 +364,8 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	// A graceful stop leaves nothing behind.
 	d.stop()
 	rep.SegmentsAfterStop = d.segments()
-	check(&cfg, rep)
-	logf("done: %d requests in %.0fs, %d ok, failures %v", rep.Requests, rep.Seconds, rep.OK, rep.Failures)
-	return rep, nil
+	check(cfg, rep)
+	r.logf("done: %d requests in %.0fs, %d ok, failures %v", rep.Requests, rep.Seconds, rep.OK, rep.Failures)
 }
 
 // check turns the figures into failures.
@@ -367,202 +409,11 @@ func check(cfg *Config, rep *Report) {
 	}
 }
 
-func (d *deployment) start(ctx context.Context) error {
-	cfg := d.cfg
-	for i := 0; i < cfg.Workers; i++ {
-		sock := filepath.Join(cfg.WorkDir, "w"+strconv.Itoa(i)+".sock")
-		args := []string{cfg.Binary, "worker", "--model", cfg.ModelDir, "--listen", "unix://" + sock, "--shm-dir", d.shmDir, "--log-level", "warn"}
-		if cfg.RejectEvery > 0 {
-			args = append(args, "--reject-every", strconv.Itoa(cfg.RejectEvery))
-		}
-		if cfg.TokenDelay > 0 {
-			args = append(args, "--token-delay", cfg.TokenDelay.String())
-		}
-		d.wargs = append(d.wargs, args)
-		d.wsock = append(d.wsock, sock)
-		d.workers = append(d.workers, nil)
-		if err := d.startWorker(i); err != nil {
-			return err
-		}
-	}
-	addr, err := freePort()
-	if err != nil {
-		return err
-	}
-	args := []string{cfg.Binary, "serve", "--listen", addr, "--model", cfg.ModelDir, "--shm-dir", d.shmDir,
-		"--shm-ttl", cfg.JanitorTTL.String(), "--shm-sweep-interval", cfg.JanitorTick.String(), "--health-interval", "200ms",
-		"--cache-bytes", strconv.FormatInt(cfg.CacheBytes, 10), "--log-level", "warn",
-		// The RSS check looks for memory the gateway holds on to. At the
-		// default collector target (300) garbage may reach three times the
-		// live heap before a collection, slack that would hide a leak of
-		// that size and moves with timing; at 100 it is one live heap.
-		"--gc-percent", "100"}
-	if cfg.ShmBudget > 0 {
-		args = append(args, "--shm-budget", strconv.FormatInt(cfg.ShmBudget, 10))
-	}
-	if cfg.MaxInFlight > 0 {
-		args = append(args, "--max-in-flight", strconv.Itoa(cfg.MaxInFlight))
-	}
-	for _, s := range d.wsock {
-		args = append(args, "--worker", "unix://"+s)
-	}
-	p, err := startProc("gateway", d.prefix, args...)
-	if err != nil {
-		return err
-	}
-	d.gateway = p
-	d.url = "http://" + addr
-	return waitReady(ctx, p, d.url+"/health/ready", 30*time.Second)
-}
-
-func (d *deployment) startWorker(i int) error {
-	os.Remove(d.wsock[i])
-	p, err := startProc("worker "+strconv.Itoa(i), d.prefix, d.wargs[i]...)
-	if err != nil {
-		return err
-	}
-	d.mu.Lock()
-	d.workers[i] = p
-	d.mu.Unlock()
-	return waitFile(d.wsock[i], p, 30*time.Second)
-}
-
-func (d *deployment) killAndRestart(i int) error {
-	d.mu.Lock()
-	p := d.workers[i]
-	d.mu.Unlock()
-	p.kill()
-	time.Sleep(300 * time.Millisecond)
-	return d.startWorker(i)
-}
-
-// reviveAll restarts any dead worker and waits until the gateway is ready.
-func (d *deployment) reviveAll(ctx context.Context) error {
-	for i := range d.workers {
-		d.mu.Lock()
-		p := d.workers[i]
-		d.mu.Unlock()
-		if !p.alive() {
-			if err := d.startWorker(i); err != nil {
-				return err
-			}
-		}
-	}
-	return waitReady(ctx, d.gateway, d.url+"/health/ready", 10*time.Second)
-}
-
-// fill takes all but 64 KiB of the tmpfs for hold, then frees it.
-func (d *deployment) fill(ctx context.Context, hold time.Duration) error {
-	var st syscall.Statfs_t
-	if err := syscall.Statfs(d.shmView, &st); err != nil {
-		return err
-	}
-	free := int64(st.Bavail)*int64(st.Bsize) - 64<<10
-	if free <= 0 {
-		return nil
-	}
-	path := filepath.Join(d.shmView, "soak-filler")
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	defer os.Remove(path)
-	buf := make([]byte, 1<<20)
-	for free > 0 {
-		n := min(free, int64(len(buf)))
-		if _, err := f.Write(buf[:n]); err != nil {
-			break // full: that is the point
-		}
-		free -= n
-	}
-	f.Close()
-	select {
-	case <-ctx.Done():
-	case <-time.After(hold):
-	}
-	return nil
-}
-
-// segments lists what is left in the shm directory (the filler excluded).
-func (d *deployment) segments() []string {
-	ents, _ := os.ReadDir(d.shmView)
-	out := []string{}
-	for _, e := range ents {
-		if e.Name() != "soak-filler" {
-			out = append(out, e.Name())
-		}
-	}
-	return out
-}
-
-func (d *deployment) stop() {
-	if d.gateway != nil {
-		d.gateway.stop(15 * time.Second)
-	}
-	d.mu.Lock()
-	ws := slices.Clone(d.workers)
-	d.mu.Unlock()
-	for _, w := range ws {
-		if w != nil {
-			w.stop(10 * time.Second)
-		}
-	}
-}
-
-// makeImages writes cfg.Images synthetic JPEGs of assorted sizes and asks
-// the binary for the fingerprint of each one's pixel_values.
-func makeImages(cfg *Config) ([]image, error) {
-	dir := filepath.Join(cfg.WorkDir, "images")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, err
-	}
-	sizes := [][2]int{{640, 480}, {300, 200}, {97, 301}, {512, 512}, {1024, 160}, {56, 56}, {800, 600}, {333, 222}}
-	var out []image
-	for i := 0; i < cfg.Images; i++ {
-		w, h := sizes[i%len(sizes)][0], sizes[i%len(sizes)][1]
-		m := synthImage(w, h, i)
-		var b bytes.Buffer
-		if err := jpeg.Encode(&b, m, &jpeg.Options{Quality: 85}); err != nil {
-			return nil, err
-		}
-		path := filepath.Join(dir, "img"+strconv.Itoa(i)+".jpg")
-		if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
-			return nil, err
-		}
-		outb, err := exec.Command(cfg.Binary, "preprocess", "--model", cfg.ModelDir, "--dtype", "bfloat16", "--hash", path).Output()
-		if err != nil {
-			return nil, fmt.Errorf("soak: mmgate preprocess %s: %w", path, err)
-		}
-		k := strings.Index(string(outb), `"sha256":"`)
-		if k < 0 || len(outb) < k+10+64 {
-			return nil, fmt.Errorf("soak: preprocess output without sha256: %s", outb)
-		}
-		out = append(out, image{dataURL: dataURL(b.Bytes()), sha: string(outb[k+10 : k+10+64])})
-	}
-	return out, nil
-}
-
-// synthImage is a w×h gradient-and-bars picture that seed varies.
-func synthImage(w, h, seed int) *goimage.NRGBA {
-	m := goimage.NewNRGBA(goimage.Rect(0, 0, w, h))
-	for y := 0; y < h; y++ {
-		for x := 0; x < w; x++ {
-			m.Set(x, y, color.NRGBA{uint8(x*7 + seed*31), uint8(y*5 + seed*11), uint8((x ^ y) + seed*3), 255})
-		}
-	}
-	return m
-}
-
+// percentiles summarises durations in milliseconds, to the microsecond.
 func percentiles(ds []time.Duration) Percentiles {
-	if len(ds) == 0 {
-		return Percentiles{}
-	}
-	sort.Slice(ds, func(i, j int) bool { return ds[i] < ds[j] })
-	at := func(q float64) float64 {
-		i := int(q * float64(len(ds)-1))
-		return float64(ds[i].Microseconds()) / 1000
-	}
-	return Percentiles{N: len(ds), P50: at(0.5), P90: at(0.9), P99: at(0.99), Max: float64(ds[len(ds)-1].Microseconds()) / 1000}
+	s := stats.Summarize(ds)
+	ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+	return Percentiles{N: s.N, P50: ms(s.P50), P90: ms(s.P90), P99: ms(s.P99), Max: ms(s.Max)}
 }
 
 // labelled returns the series of metric name keyed by their labels.

@@ -5,12 +5,11 @@ import (
 	"encoding/json"
 	"flag"
 	"os"
-	"os/exec"
-	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mmgate/mmgate/internal/testutil/procs"
 )
 
 var (
@@ -18,18 +17,16 @@ var (
 	duration = flag.Duration("soak.duration", 5*time.Minute, "duration of the long soak")
 )
 
+// mmgateBin is the binary TestMain builds once for every test.
+var mmgateBin string
+
+func TestMain(m *testing.M) {
+	os.Exit(procs.Main(m, "mmgate-soak-test-", func(bin, _ string) { mmgateBin = bin }))
+}
+
 func buildBinary(t *testing.T) string {
 	t.Helper()
-	_, file, _, _ := runtime.Caller(0)
-	root := filepath.Join(filepath.Dir(file), "..", "..", "..")
-	bin := filepath.Join(t.TempDir(), "mmgate")
-	cmd := exec.Command("go", "build", "-o", bin, "./cmd/mmgate")
-	cmd.Dir = root
-	cmd.Stderr = os.Stderr
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("building mmgate: %v", err)
-	}
-	return bin
+	return mmgateBin
 }
 
 type testLog struct{ t *testing.T }

@@ -12,6 +12,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/mmgate/mmgate/internal/testutil/procs"
 	"github.com/mmgate/mmgate/shm"
 )
 
@@ -66,37 +67,28 @@ func RunWorker(ctx context.Context, cfg WorkerConfig, ready io.Writer) error {
 // Child is a worker process started by StartChild.
 type Child struct {
 	Addrs []string // in the order of the listen addresses
-	cmd   *exec.Cmd
-	stdin io.WriteCloser
-	done  chan error
+	p     *procs.Proc
 }
 
 // StartChild starts cmd (a process that calls RunWorker with n listen
 // addresses and exits when its stdin closes) and waits for its n "listening"
 // lines.
 func StartChild(ctx context.Context, cmd *exec.Cmd, n int) (*Child, error) {
-	out, err := cmd.StdoutPipe()
+	p, err := procs.StartCmd("worker", cmd, procs.Options{Stdin: true, Stdout: true})
 	if err != nil {
 		return nil, err
 	}
-	in, err := cmd.StdinPipe()
-	if err != nil {
-		return nil, err
-	}
-	if err := cmd.Start(); err != nil {
-		return nil, fmt.Errorf("start worker: %w", err)
-	}
-	c := &Child{cmd: cmd, stdin: in, done: make(chan error, 1)}
+	c := &Child{p: p}
 	lines := make(chan string)
 	go func() {
-		sc := bufio.NewScanner(out)
+		defer p.Stdout.Close()
+		sc := bufio.NewScanner(p.Stdout)
 		for sc.Scan() {
 			if a, ok := strings.CutPrefix(sc.Text(), readyPrefix); ok {
 				lines <- a
 			}
 		}
 		close(lines)
-		c.done <- cmd.Wait()
 	}()
 	timeout := time.NewTimer(30 * time.Second)
 	defer timeout.Stop()
@@ -104,7 +96,7 @@ func StartChild(ctx context.Context, cmd *exec.Cmd, n int) (*Child, error) {
 		select {
 		case a, ok := <-lines:
 			if !ok {
-				return nil, fmt.Errorf("worker exited before listening: %v", <-c.done)
+				return nil, fmt.Errorf("worker exited before listening: %v", p.ExitErr())
 			}
 			c.Addrs = append(c.Addrs, a)
 		case <-timeout.C:
@@ -125,14 +117,11 @@ func StartChild(ctx context.Context, cmd *exec.Cmd, n int) (*Child, error) {
 // Stop closes the child's stdin (asking it to exit), kills it after 5 s,
 // and waits for it.
 func (c *Child) Stop() error {
-	_ = c.stdin.Close()
-	select {
-	case err := <-c.done:
-		return err
-	case <-time.After(5 * time.Second):
-		_ = c.cmd.Process.Kill()
-		return <-c.done
+	_ = c.p.Stdin.Close()
+	if !c.p.Wait(5 * time.Second) {
+		c.p.Kill()
 	}
+	return c.p.ExitErr()
 }
 
 // ExitOnStdinClose returns a context that ends when r (the child's stdin)
