@@ -1,6 +1,7 @@
 package benchgw
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -84,33 +85,15 @@ type Options struct {
 }
 
 func (o *Options) setDefaults() {
-	if o.ProbeInterval == 0 {
-		o.ProbeInterval = DefaultProbeInterval
-	}
-	if o.Concurrency == 0 {
-		o.Concurrency = DefaultConcurrency
-	}
-	if o.Requests == 0 {
-		o.Requests = DefaultRequests
-	}
-	if o.Duration == 0 {
-		o.Duration = DefaultDuration
-	}
-	if o.Model == "" {
-		o.Model = DefaultModel
-	}
-	if o.MaxTokens == 0 {
-		o.MaxTokens = DefaultMaxTokens
-	}
-	if o.Text == "" {
-		o.Text = DefaultText
-	}
-	if o.ProbeText == "" {
-		o.ProbeText = DefaultProbeText
-	}
-	if o.RequestTimeout == 0 {
-		o.RequestTimeout = DefaultRequestTimeout
-	}
+	o.ProbeInterval = cmp.Or(o.ProbeInterval, DefaultProbeInterval)
+	o.Concurrency = cmp.Or(o.Concurrency, DefaultConcurrency)
+	o.Requests = cmp.Or(o.Requests, DefaultRequests)
+	o.Duration = cmp.Or(o.Duration, DefaultDuration)
+	o.Model = cmp.Or(o.Model, DefaultModel)
+	o.MaxTokens = cmp.Or(o.MaxTokens, DefaultMaxTokens)
+	o.Text = cmp.Or(o.Text, DefaultText)
+	o.ProbeText = cmp.Or(o.ProbeText, DefaultProbeText)
+	o.RequestTimeout = cmp.Or(o.RequestTimeout, DefaultRequestTimeout)
 	if o.Progress == nil {
 		o.Progress = io.Discard
 	}

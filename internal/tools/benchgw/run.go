@@ -246,21 +246,15 @@ func networkCode(ctx context.Context, err error) string {
 // failures are counted in the report.
 func (r *Runner) Run(ctx context.Context) (*Report, error) {
 	o := r.opts
-	var (
-		child    *probeChild
-		probeErr error
-	)
+	var child *probeChild
 	if !o.NoProbe && len(o.ProbeProcess) > 0 {
 		var err error
 		if child, err = r.startProbeChild(ctx); err != nil {
 			return nil, fmt.Errorf("run: %w", err)
 		}
-		defer func() {
-			if child != nil {
-				child.kill()
-			}
-		}()
 	}
+	probes := &probeStream{child: child}
+	defer probes.kill()
 	if !o.NoWarmUp {
 		if child == nil {
 			r.warmText(ctx)
@@ -269,109 +263,42 @@ func (r *Runner) Run(ctx context.Context) (*Report, error) {
 	}
 	before, merr := r.scrape(ctx)
 
-	var (
-		next     atomic.Int64
-		finished atomic.Int64
-		mu       sync.Mutex
-		results  = make([]outcome, 0, o.Requests)
-		probes   []outcome
-		stopped  = make(chan struct{})
-		stopOnce sync.Once
-		stopBy   = "requests"
-	)
-	stop := func(why string) {
-		stopOnce.Do(func() {
-			mu.Lock()
-			stopBy = why
-			mu.Unlock()
-			close(stopped)
-		})
-	}
-	capTimer := time.AfterFunc(o.Duration, func() { stop("duration") })
+	l := &imageLoad{results: make([]outcome, 0, o.Requests), stopped: make(chan struct{}), stopBy: "requests"}
+	capTimer := time.AfterFunc(o.Duration, func() { l.stop("duration") })
 	defer capTimer.Stop()
 	go func() {
 		select {
 		case <-ctx.Done():
-			stop("canceled")
-		case <-stopped:
+			l.stop("canceled")
+		case <-l.stopped:
 		}
 	}()
 
 	start := time.Now()
 	var wg sync.WaitGroup
-	for range o.Concurrency {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				select {
-				case <-stopped:
-					return
-				default:
-				}
-				i := int(next.Add(1)) - 1
-				if i >= o.Requests {
-					return
-				}
-				res := r.do(ctx, r.bodies[i%len(r.bodies)], false)
-				finished.Add(1)
-				mu.Lock()
-				results = append(results, res)
-				mu.Unlock()
-			}
-		}()
-	}
+	r.sendImages(ctx, l, &wg)
 	imagesDone := make(chan struct{})
-	var probeWG sync.WaitGroup
-	if !o.NoProbe && child == nil {
-		probeWG.Add(1)
-		go func() {
-			defer probeWG.Done()
-			got := r.probeLoop(ctx, imagesDone)
-			mu.Lock()
-			probes = got
-			mu.Unlock()
-		}()
-	}
-	if child != nil {
-		if err := child.start(); err != nil {
-			probeErr = fmt.Errorf("probe process: %w", err)
-		}
-	}
+	r.startProbes(ctx, probes, imagesDone)
 	progressDone := make(chan struct{})
-	go r.progress(start, &finished, imagesDone, progressDone)
+	go r.progress(start, &l.finished, imagesDone, progressDone)
 
 	wg.Wait()
 	wall := time.Since(start)
 	close(imagesDone)
-	probeWG.Wait()
-	if child != nil {
-		got, err := child.finish()
-		child = nil
-		mu.Lock()
-		probes = got
-		if probeErr == nil {
-			probeErr = err
-		}
-		mu.Unlock()
-	}
+	probed, probeErr := probes.finish()
 	<-progressDone
-	select {
-	case <-stopped:
-	default:
-		stop("requests")
-	}
+	l.stop("requests")
 
 	var after metrics
 	if merr == nil {
 		after, merr = r.scrape(context.WithoutCancel(ctx))
 	}
-	mu.Lock()
-	defer mu.Unlock()
-	if len(results) == 0 && ctx.Err() != nil {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if len(l.results) == 0 && ctx.Err() != nil {
 		return nil, fmt.Errorf("run: %w", ctx.Err())
 	}
-	rep := r.report(results, probes, wall, stopBy)
+	rep := r.report(l.results, probed, wall, l.stopBy)
 	rep.ProbeProcess = len(o.ProbeProcess) > 0 && !o.NoProbe
 	if probeErr != nil {
 		rep.ProbeError = probeErr.Error()
@@ -382,6 +309,111 @@ func (r *Runner) Run(ctx context.Context) (*Report, error) {
 		addMetrics(rep, before, after)
 	}
 	return rep, nil
+}
+
+// imageLoad is the image requests of a run: why they stopped being issued
+// and how they ended.
+type imageLoad struct {
+	finished atomic.Int64 // requests ended, for the progress lines
+	stopped  chan struct{}
+	stopOnce sync.Once
+
+	mu      sync.Mutex
+	stopBy  string
+	results []outcome
+}
+
+// stop ends the issuing of requests, for reason why; the first call counts.
+func (l *imageLoad) stop(why string) {
+	l.stopOnce.Do(func() {
+		l.mu.Lock()
+		l.stopBy = why
+		l.mu.Unlock()
+		close(l.stopped)
+	})
+}
+
+// sendImages starts Concurrency workers (counted in wg) that send the image
+// requests in order until all are sent or the load is stopped.
+func (r *Runner) sendImages(ctx context.Context, l *imageLoad, wg *sync.WaitGroup) {
+	var next atomic.Int64
+	for range r.opts.Concurrency {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				select {
+				case <-l.stopped:
+					return
+				default:
+				}
+				i := int(next.Add(1)) - 1
+				if i >= r.opts.Requests {
+					return
+				}
+				res := r.do(ctx, r.bodies[i%len(r.bodies)], false)
+				l.finished.Add(1)
+				l.mu.Lock()
+				l.results = append(l.results, res)
+				l.mu.Unlock()
+			}
+		}()
+	}
+}
+
+// probeStream is the text probes of a run: sent by the probe process when
+// there is one, else by a goroutine of this one.
+type probeStream struct {
+	child *probeChild
+	wg    sync.WaitGroup
+	mu    sync.Mutex
+	got   []outcome
+	err   error
+}
+
+// startProbes starts the probe stream, which lasts until imagesDone closes.
+func (r *Runner) startProbes(ctx context.Context, p *probeStream, imagesDone <-chan struct{}) {
+	if p.child != nil {
+		if err := p.child.start(); err != nil {
+			p.err = fmt.Errorf("probe process: %w", err)
+		}
+		return
+	}
+	if r.opts.NoProbe {
+		return
+	}
+	p.wg.Add(1)
+	go func() {
+		defer p.wg.Done()
+		got := r.probeLoop(ctx, imagesDone)
+		p.mu.Lock()
+		p.got = got
+		p.mu.Unlock()
+	}()
+}
+
+// finish waits for the probe stream to end and returns its probes and the
+// first error of the probe process.
+func (p *probeStream) finish() ([]outcome, error) {
+	p.wg.Wait()
+	if p.child != nil {
+		got, err := p.child.finish()
+		p.child = nil
+		p.got = got
+		if p.err == nil {
+			p.err = err
+		}
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.got, p.err
+}
+
+// kill stops a probe process that finish did not end (Run returned early).
+func (p *probeStream) kill() {
+	if p.child != nil {
+		p.child.kill()
+	}
 }
 
 // progress prints the number of finished image requests every 2 s.

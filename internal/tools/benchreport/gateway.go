@@ -91,24 +91,51 @@ func orNaN(count int, v float64) float64 {
 	return v
 }
 
+// distSeries is the image p50, p90 and p99 and the text probe's p99 of the
+// distribution pick chooses, one point per run (NaN where it is empty).
+func distSeries(runs []*benchgw.Report, pick func(benchgw.Kind) benchgw.Dist) []series {
+	at := func(probe bool, p func(benchgw.Dist) float64) []float64 {
+		return perRun(runs, func(r *benchgw.Report) float64 {
+			k := r.Image
+			if probe {
+				k = r.TextProbe
+			}
+			d := pick(k)
+			return orNaN(d.Count, p(d))
+		})
+	}
+	return []series{
+		{Name: "image p50", Color: color(0), Values: at(false, func(d benchgw.Dist) float64 { return d.P50 })},
+		{Name: "image p90", Color: color(1), Values: at(false, func(d benchgw.Dist) float64 { return d.P90 })},
+		{Name: "image p99", Color: color(4), Values: at(false, func(d benchgw.Dist) float64 { return d.P99 })},
+		{Name: "text probe p99", Color: color(2), Dashed: true, Values: at(true, func(d benchgw.Dist) float64 { return d.P99 })},
+	}
+}
+
+// namedKind is one kind of request of a run, with its name in tables.
+type namedKind struct {
+	name string
+	k    benchgw.Kind
+}
+
+// sentKinds is the kinds of request a run sent: image, then text probe.
+func sentKinds(r *benchgw.Report) []namedKind {
+	var out []namedKind
+	for _, k := range []namedKind{{"image", r.Image}, {"text probe", r.TextProbe}} {
+		if k.k.Sent > 0 {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
 func latencySection(runs []*benchgw.Report, cats []string) section {
 	c := &chart{ID: "latency", Title: "Request latency percentiles by concurrency", XLabel: "concurrency (image requests in flight)",
 		YLabel: "latency (ms)", Kind: lines, Categories: cats, Unit: " ms", RefY: math.NaN()}
-	c.Series = []series{
-		{Name: "image p50", Color: color(0), Values: perRun(runs, func(r *benchgw.Report) float64 { return orNaN(r.Image.Latency.Count, r.Image.Latency.P50) })},
-		{Name: "image p90", Color: color(1), Values: perRun(runs, func(r *benchgw.Report) float64 { return orNaN(r.Image.Latency.Count, r.Image.Latency.P90) })},
-		{Name: "image p99", Color: color(4), Values: perRun(runs, func(r *benchgw.Report) float64 { return orNaN(r.Image.Latency.Count, r.Image.Latency.P99) })},
-		{Name: "text probe p99", Color: color(2), Dashed: true, Values: perRun(runs, func(r *benchgw.Report) float64 { return orNaN(r.TextProbe.Latency.Count, r.TextProbe.Latency.P99) })},
-	}
+	c.Series = distSeries(runs, func(k benchgw.Kind) benchgw.Dist { return k.Latency })
 	t := table{Head: []string{"concurrency", "kind", "ok", "failed", "mean ms", "p50 ms", "p90 ms", "p99 ms", "max ms"}}
 	for _, r := range runs {
-		for _, k := range []struct {
-			name string
-			k    benchgw.Kind
-		}{{"image", r.Image}, {"text probe", r.TextProbe}} {
-			if k.k.Sent == 0 {
-				continue
-			}
+		for _, k := range sentKinds(r) {
 			l := k.k.Latency
 			t.Rows = append(t.Rows, []string{itoa(r.Concurrency), k.name, itoa(k.k.OK), itoa(k.k.Failed), num(l.Mean), num(l.P50), num(l.P90), num(l.P99), num(l.Max)})
 		}
@@ -140,21 +167,10 @@ func throughputSection(runs []*benchgw.Report, cats []string) section {
 func ttftSection(runs []*benchgw.Report, cats []string) section {
 	c := &chart{ID: "ttft", Title: "Time to first token by concurrency", XLabel: "concurrency (image requests in flight)",
 		YLabel: "time to first token (ms)", Kind: lines, Categories: cats, Unit: " ms", RefY: math.NaN()}
-	c.Series = []series{
-		{Name: "image p50", Color: color(0), Values: perRun(runs, func(r *benchgw.Report) float64 { return orNaN(r.Image.TTFT.Count, r.Image.TTFT.P50) })},
-		{Name: "image p90", Color: color(1), Values: perRun(runs, func(r *benchgw.Report) float64 { return orNaN(r.Image.TTFT.Count, r.Image.TTFT.P90) })},
-		{Name: "image p99", Color: color(4), Values: perRun(runs, func(r *benchgw.Report) float64 { return orNaN(r.Image.TTFT.Count, r.Image.TTFT.P99) })},
-		{Name: "text probe p99", Color: color(2), Dashed: true, Values: perRun(runs, func(r *benchgw.Report) float64 { return orNaN(r.TextProbe.TTFT.Count, r.TextProbe.TTFT.P99) })},
-	}
+	c.Series = distSeries(runs, func(k benchgw.Kind) benchgw.Dist { return k.TTFT })
 	t := table{Head: []string{"concurrency", "kind", "count", "mean ms", "p50 ms", "p90 ms", "p99 ms", "max ms", "server mean ms"}}
 	for _, r := range runs {
-		for _, k := range []struct {
-			name string
-			k    benchgw.Kind
-		}{{"image", r.Image}, {"text probe", r.TextProbe}} {
-			if k.k.Sent == 0 {
-				continue
-			}
+		for _, k := range sentKinds(r) {
 			d, srv := k.k.TTFT, "–"
 			if k.name == "image" && r.MetricsError == "" {
 				srv = num(r.Server.TTFTMeanMS)

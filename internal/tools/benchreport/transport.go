@@ -28,37 +28,70 @@ func transportPage(t *Transport) (*page, error) {
 	if title == "" {
 		title = "mmgate transport benchmark"
 	}
-	var sizes []int
-	var paths []string
-	at := map[[2]any]TransportResult{}
-	for _, r := range t.Results {
-		if !slices.Contains(sizes, r.Bytes) {
-			sizes = append(sizes, r.Bytes)
+	g := newResultGrid(t.Results)
+	ratioSec, ratios := g.ratioSection()
+	summary := []Param{{"sizes", fmt.Sprint(len(g.sizes))}, {"paths", fmt.Sprint(len(g.paths))}}
+	if ratios != nil {
+		lo, hi := math.Inf(1), math.Inf(-1)
+		for _, r := range ratios {
+			if finite(r) {
+				lo, hi = math.Min(lo, r), math.Max(hi, r)
+			}
 		}
-		if !slices.Contains(paths, r.Path) {
-			paths = append(paths, r.Path)
-		}
-		at[[2]any{r.Bytes, r.Path}] = r
+		summary = append(summary, Param{"inline-tcp / shm", fmt.Sprintf("%s× – %s×", num(lo), num(hi))})
 	}
-	slices.Sort(sizes)
-	slices.SortStableFunc(paths, func(a, b string) int { return rank(a) - rank(b) })
-	xs := make([]float64, len(sizes))
-	for i, n := range sizes {
-		xs[i] = float64(n)
-	}
-	get := func(n int, p string) (TransportResult, bool) {
-		r, ok := at[[2]any{n, p}]
-		return r, ok
-	}
+	return &page{
+		Title: title, Kind: KindTransport, Generated: formatTime(t.GeneratedAt),
+		Intro: "Time to move one tensor from a producer to a worker process on the same host, by tensor size and transport path.",
+		Host:  hostParams(t.Host), Params: t.Parameters, Summary: summary,
+		Sections: []section{g.timeSection(), ratioSec},
+	}, nil
+}
 
-	// Time by size, one colour per path: median solid, p90 dashed.
+// resultGrid is the transport results by size (increasing) and path (in
+// display order).
+type resultGrid struct {
+	sizes []int
+	paths []string
+	xs    []float64 // the sizes as chart x values
+	at    map[[2]any]TransportResult
+}
+
+func newResultGrid(res []TransportResult) *resultGrid {
+	g := &resultGrid{at: map[[2]any]TransportResult{}}
+	for _, r := range res {
+		if !slices.Contains(g.sizes, r.Bytes) {
+			g.sizes = append(g.sizes, r.Bytes)
+		}
+		if !slices.Contains(g.paths, r.Path) {
+			g.paths = append(g.paths, r.Path)
+		}
+		g.at[[2]any{r.Bytes, r.Path}] = r
+	}
+	slices.Sort(g.sizes)
+	slices.SortStableFunc(g.paths, func(a, b string) int { return rank(a) - rank(b) })
+	g.xs = make([]float64, len(g.sizes))
+	for i, n := range g.sizes {
+		g.xs[i] = float64(n)
+	}
+	return g
+}
+
+func (g *resultGrid) get(n int, p string) (TransportResult, bool) {
+	r, ok := g.at[[2]any{n, p}]
+	return r, ok
+}
+
+// timeSection is the time by size, one colour per path: median solid, p90
+// dashed; and the table of every result.
+func (g *resultGrid) timeSection() section {
 	c := &chart{ID: "time", Title: "Transfer time by tensor size and path", XLabel: "tensor size (log scale)",
-		YLabel: "time (ms, log scale)", Kind: lines, XValues: xs, XLog: true, YLog: true, XTick: sizeLabel, Unit: " ms", RefY: math.NaN()}
-	for i, p := range paths {
-		med, p90 := make([]float64, len(sizes)), make([]float64, len(sizes))
-		for j, n := range sizes {
+		YLabel: "time (ms, log scale)", Kind: lines, XValues: g.xs, XLog: true, YLog: true, XTick: sizeLabel, Unit: " ms", RefY: math.NaN()}
+	for i, p := range g.paths {
+		med, p90 := make([]float64, len(g.sizes)), make([]float64, len(g.sizes))
+		for j, n := range g.sizes {
 			med[j], p90[j] = math.NaN(), math.NaN()
-			if r, ok := get(n, p); ok {
+			if r, ok := g.get(n, p); ok {
 				med[j], p90[j] = r.MedianMS, r.P90MS
 			}
 		}
@@ -67,17 +100,17 @@ func transportPage(t *Transport) (*page, error) {
 			series{Name: p + " p90", Color: color(i), Dashed: true, Values: p90})
 	}
 	tt := table{Head: []string{"size", "path", "median ms", "p90 ms", "GiB/s (median)", "inline-tcp / this", "this / memcpy"}}
-	for _, n := range sizes {
-		for _, p := range paths {
-			r, ok := get(n, p)
+	for _, n := range g.sizes {
+		for _, p := range g.paths {
+			r, ok := g.get(n, p)
 			if !ok {
 				continue
 			}
 			speed, floor, rate := "–", "–", "–"
-			if x, ok := get(n, PathInlineTCP); ok && r.MedianMS > 0 {
+			if x, ok := g.get(n, PathInlineTCP); ok && r.MedianMS > 0 {
 				speed = num(x.MedianMS/r.MedianMS) + "×"
 			}
-			if m, ok := get(n, PathMemcpy); ok && m.MedianMS > 0 {
+			if m, ok := g.get(n, PathMemcpy); ok && m.MedianMS > 0 {
 				floor = num(r.MedianMS/m.MedianMS) + "×"
 			}
 			if r.MedianMS > 0 {
@@ -86,19 +119,22 @@ func transportPage(t *Transport) (*page, error) {
 			tt.Rows = append(tt.Rows, []string{sizeLabel(float64(n)), p, num(r.MedianMS), num(r.P90MS), rate, speed, floor})
 		}
 	}
-	timeSec := section{ID: "time", Title: "Time by tensor size and path", Chart: c, Legend: legendOf(c), Table: tt,
+	return section{ID: "time", Title: "Time by tensor size and path", Chart: c, Legend: legendOf(c), Table: tt,
 		Intro: "From the producer starting to write the tensor to the worker having read every byte (median solid, 90th percentile dashed). memcpy is the floor: fill a buffer, copy it, read the copy."}
+}
 
-	// Ratio inline-tcp / shm.
-	ratioSec := section{ID: "ratio", Title: "Speed-up of shared memory over inline TCP",
+// ratioSection is inline-tcp / shm by size, and the ratios (NaN where a
+// size lacks either path; nil when no size has both).
+func (g *resultGrid) ratioSection() (section, []float64) {
+	sec := section{ID: "ratio", Title: "Speed-up of shared memory over inline TCP",
 		Intro: "Median time inline over TCP divided by median time through a shared-memory segment, per size: above 1× shared memory is faster."}
-	ratios := make([]float64, len(sizes))
+	ratios := make([]float64, len(g.sizes))
 	rt := table{Head: []string{"size", "inline-tcp median ms", "shm median ms", "inline-tcp / shm"}}
 	have := false
-	for j, n := range sizes {
+	for j, n := range g.sizes {
 		ratios[j] = math.NaN()
-		x, ok1 := get(n, PathInlineTCP)
-		s, ok2 := get(n, PathShm)
+		x, ok1 := g.get(n, PathInlineTCP)
+		s, ok2 := g.get(n, PathShm)
 		if !ok1 || !ok2 || s.MedianMS <= 0 {
 			continue
 		}
@@ -106,36 +142,16 @@ func transportPage(t *Transport) (*page, error) {
 		have = true
 		rt.Rows = append(rt.Rows, []string{sizeLabel(float64(n)), num(x.MedianMS), num(s.MedianMS), num(ratios[j]) + "×"})
 	}
-	if have {
-		rc := &chart{ID: "ratio", Title: "inline-tcp / shm median time by tensor size", XLabel: "tensor size (log scale)",
-			YLabel: "inline-tcp / shm (×)", Kind: lines, XValues: xs, XLog: true, XTick: sizeLabel, Unit: "×", RefY: 1}
-		rc.Series = []series{{Name: "inline-tcp / shm", Color: color(4), Values: ratios}}
-		ratioSec.Chart, ratioSec.Legend, ratioSec.Table = rc, legendOf(rc), rt
-		ratioSec.Notes = []string{"The dashed line marks 1× (equal time)."}
-	} else {
-		ratioSec.Notes = []string{"Not measured: the run did not include both the inline-tcp and the shm path."}
+	if !have {
+		sec.Notes = []string{"Not measured: the run did not include both the inline-tcp and the shm path."}
+		return sec, nil
 	}
-
-	best := ""
-	if have {
-		lo, hi := math.Inf(1), math.Inf(-1)
-		for _, r := range ratios {
-			if finite(r) {
-				lo, hi = math.Min(lo, r), math.Max(hi, r)
-			}
-		}
-		best = fmt.Sprintf("%s× – %s×", num(lo), num(hi))
-	}
-	summary := []Param{{"sizes", fmt.Sprint(len(sizes))}, {"paths", fmt.Sprint(len(paths))}}
-	if best != "" {
-		summary = append(summary, Param{"inline-tcp / shm", best})
-	}
-	return &page{
-		Title: title, Kind: KindTransport, Generated: formatTime(t.GeneratedAt),
-		Intro: "Time to move one tensor from a producer to a worker process on the same host, by tensor size and transport path.",
-		Host:  hostParams(t.Host), Params: t.Parameters, Summary: summary,
-		Sections: []section{timeSec, ratioSec},
-	}, nil
+	rc := &chart{ID: "ratio", Title: "inline-tcp / shm median time by tensor size", XLabel: "tensor size (log scale)",
+		YLabel: "inline-tcp / shm (×)", Kind: lines, XValues: g.xs, XLog: true, XTick: sizeLabel, Unit: "×", RefY: 1}
+	rc.Series = []series{{Name: "inline-tcp / shm", Color: color(4), Values: ratios}}
+	sec.Chart, sec.Legend, sec.Table = rc, legendOf(rc), rt
+	sec.Notes = []string{"The dashed line marks 1× (equal time)."}
+	return sec, ratios
 }
 
 func rank(p string) int {

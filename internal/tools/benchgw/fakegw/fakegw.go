@@ -104,26 +104,10 @@ func (g *Gateway) chat(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, "invalid_request_error", err.Error())
 		return
 	}
-	rec := Request{Stream: req.Stream, MaxTokens: req.MaxTokens, Model: req.Model}
-	for _, m := range req.Messages {
-		var s string
-		if json.Unmarshal(m.Content, &s) == nil {
-			rec.Text += s
-			continue
-		}
-		var parts []part
-		if err := json.Unmarshal(m.Content, &parts); err != nil {
-			writeError(w, http.StatusBadRequest, "invalid_request_error", err.Error())
-			return
-		}
-		for _, p := range parts {
-			switch p.Type {
-			case "text":
-				rec.Text += p.Text
-			case "image_url":
-				rec.Images = append(rec.Images, p.ImageURL.URL)
-			}
-		}
+	rec, err := record(req)
+	if err != nil {
+		writeError(w, http.StatusBadRequest, "invalid_request_error", err.Error())
+		return
 	}
 	g.mu.Lock()
 	g.requests = append(g.requests, rec)
@@ -154,13 +138,51 @@ func (g *Gateway) chat(w http.ResponseWriter, r *http.Request) {
 	case <-r.Context().Done():
 		return
 	}
+	reply := g.answer(len(rec.Images), path)
+	if !req.Stream {
+		writeJSON(w, http.StatusOK, map[string]any{"object": "chat.completion",
+			"choices": []any{map[string]any{"index": 0, "message": map[string]any{"role": "assistant", "content": reply}, "finish_reason": "stop"}}})
+		return
+	}
+	g.stream(w, req.Model, reply, n >= 0 && g.opts.StreamError != nil && g.opts.StreamError(n))
+}
+
+// record is what a request asked for: its text and image URLs.
+func record(req chatRequest) (Request, error) {
+	rec := Request{Stream: req.Stream, MaxTokens: req.MaxTokens, Model: req.Model}
+	for _, m := range req.Messages {
+		var s string
+		if json.Unmarshal(m.Content, &s) == nil {
+			rec.Text += s
+			continue
+		}
+		var parts []part
+		if err := json.Unmarshal(m.Content, &parts); err != nil {
+			return Request{}, err
+		}
+		for _, p := range parts {
+			switch p.Type {
+			case "text":
+				rec.Text += p.Text
+			case "image_url":
+				rec.Images = append(rec.Images, p.ImageURL.URL)
+			}
+		}
+	}
+	return rec, nil
+}
+
+// answer is the reference worker's reply to a request with images images
+// sent through path, counted in the metrics.
+func (g *Gateway) answer(images int, path string) string {
 	var reply strings.Builder
-	fmt.Fprintf(&reply, "prompt: %d tokens, crc32c 0000abcd\n", 20+len(rec.Images)*1200)
-	for i := range rec.Images {
+	fmt.Fprintf(&reply, "prompt: %d tokens, crc32c 0000abcd\n", 20+images*1200)
+	for i := range images {
 		fmt.Fprintf(&reply, "image %d: grid 1x60x80, bfloat16 via %s, crc32c 1a2b3c%02x\n", i+1, path, i)
 	}
 	g.mu.Lock()
-	for range rec.Images {
+	defer g.mu.Unlock()
+	for range images {
 		g.tensors[path]++
 		g.bytes[path] += 14745600
 		g.stage("decode", 0.010)
@@ -168,13 +190,12 @@ func (g *Gateway) chat(w http.ResponseWriter, r *http.Request) {
 	}
 	g.stage("tokenize", 0.0002)
 	g.stage("generate", 0.001)
-	g.mu.Unlock()
+	return reply.String()
+}
 
-	if !req.Stream {
-		writeJSON(w, http.StatusOK, map[string]any{"object": "chat.completion",
-			"choices": []any{map[string]any{"index": 0, "message": map[string]any{"role": "assistant", "content": reply.String()}, "finish_reason": "stop"}}})
-		return
-	}
+// stream sends text as SSE chunks; with fail, an error event after the
+// first content chunk instead of the rest.
+func (g *Gateway) stream(w http.ResponseWriter, model, text string, fail bool) {
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.WriteHeader(http.StatusOK)
 	fl, _ := w.(http.Flusher)
@@ -186,13 +207,12 @@ func (g *Gateway) chat(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	delta := func(d map[string]any, finish any) map[string]any {
-		return map[string]any{"object": "chat.completion.chunk", "model": req.Model,
+		return map[string]any{"object": "chat.completion.chunk", "model": model,
 			"choices": []any{map[string]any{"index": 0, "delta": d, "finish_reason": finish}}}
 	}
 	send(delta(map[string]any{"role": "assistant", "content": ""}, nil))
-	text := reply.String()
 	for i, tok := range splitTokens(text) {
-		if i == 1 && n >= 0 && g.opts.StreamError != nil && g.opts.StreamError(n) {
+		if i == 1 && fail {
 			send(map[string]any{"error": map[string]any{"message": "worker went away", "type": "worker_error", "code": "worker_error", "param": nil}})
 			fmt.Fprint(w, "data: [DONE]\n\n")
 			return
