@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/mmgate/mmgate/internal/tools/benchgw"
+	"github.com/mmgate/mmgate/internal/tools/transportbench"
 )
 
 // ErrNoData is returned when a report has nothing to draw (no run, no result).
@@ -63,22 +64,17 @@ type Transport struct {
 	Results []TransportResult `json:"results"`
 }
 
-// TransportResult is one size × path row of `mmgate bench transport` (the
-// same fields and JSON keys as its --json output).
-type TransportResult struct {
-	Bytes    int     `json:"bytes"`
-	Path     string  `json:"path"`
-	MedianMS float64 `json:"median_ms"`
-	P90MS    float64 `json:"p90_ms"`
-}
+// TransportResult is one size × path row of `mmgate bench transport`, as
+// its --json output prints it.
+type TransportResult = transportbench.Result
 
 // Transport path names with a role in the report (the ratio and the floor).
 const (
-	PathInlineTCP  = "inline-tcp"
-	PathInlineUnix = "inline-unix"
-	PathShm        = "shm"
-	PathShmReuse   = "shm-reuse"
-	PathMemcpy     = "memcpy"
+	PathInlineTCP  = transportbench.PathInlineTCP
+	PathInlineUnix = transportbench.PathInlineUnix
+	PathShm        = transportbench.PathShm
+	PathShmReuse   = transportbench.PathShmReuse
+	PathMemcpy     = transportbench.PathMemcpy
 )
 
 // Report kinds, the "kind" field of report.json.
