@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mmgate/mmgate/internal/testutil/jsontest"
 	"github.com/mmgate/mmgate/internal/tools/benchgw"
 )
 
@@ -262,21 +263,9 @@ func TestWriteDir(t *testing.T) {
 	}
 }
 
+// checkNoNull fails when a JSON document has a null anywhere or a key
+// that is not snake_case.
 func checkNoNull(t *testing.T, v any, path string) {
 	t.Helper()
-	switch x := v.(type) {
-	case nil:
-		t.Errorf("%s is null", path)
-	case map[string]any:
-		for k, e := range x {
-			if strings.ToLower(k) != k || strings.ContainsAny(k, "- ") {
-				t.Errorf("key %s.%s is not snake_case", path, k)
-			}
-			checkNoNull(t, e, path+"."+k)
-		}
-	case []any:
-		for i, e := range x {
-			checkNoNull(t, e, path+"["+strconv.Itoa(i)+"]")
-		}
-	}
+	jsontest.CheckConventions(t, v, path)
 }
