@@ -261,8 +261,8 @@ func (r *run) record(o outcome) {
 	}
 }
 
-// every calls fault each period until runCtx ends.
-func (r *run) every(runCtx context.Context, period time.Duration, fault func()) {
+// every calls f each period until runCtx ends.
+func (r *run) every(runCtx context.Context, period time.Duration, f func()) {
 	t := time.NewTicker(period)
 	defer t.Stop()
 	for {
@@ -271,7 +271,7 @@ func (r *run) every(runCtx context.Context, period time.Duration, fault func()) 
 			return
 		case <-t.C:
 		}
-		fault()
+		f()
 	}
 }
 
@@ -301,26 +301,26 @@ func (r *run) fillFault(runCtx context.Context) func() {
 	}
 }
 
-// poll records the peaks of the gateway's metrics every 250 ms.
+// poll records the peaks of the gateway's metrics at once and then every
+// 250 ms until runCtx ends.
 func (r *run) poll(runCtx context.Context) {
-	t := time.NewTicker(250 * time.Millisecond)
-	defer t.Stop()
-	for {
-		if m, err := metrics(r.d.url); err == nil {
-			r.mu.Lock()
-			rep := r.rep
-			rep.GoroutinesPeak = max(rep.GoroutinesPeak, m["go_goroutines"])
-			rep.RSSPeakMiB = max(rep.RSSPeakMiB, m["process_resident_memory_bytes"]/(1<<20))
-			rep.ShmPeakBytes = max(rep.ShmPeakBytes, m["mmgate_shm_bytes_in_use"])
-			rep.CachePeakBytes = max(rep.CachePeakBytes, m["mmgate_tensor_cache_bytes"])
-			r.mu.Unlock()
-		}
-		select {
-		case <-runCtx.Done():
-			return
-		case <-t.C:
-		}
+	r.peaks()
+	r.every(runCtx, 250*time.Millisecond, r.peaks)
+}
+
+// peaks scrapes the gateway's metrics and keeps the highest values seen.
+func (r *run) peaks() {
+	m, err := metrics(r.d.url)
+	if err != nil {
+		return
 	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	rep := r.rep
+	rep.GoroutinesPeak = max(rep.GoroutinesPeak, m["go_goroutines"])
+	rep.RSSPeakMiB = max(rep.RSSPeakMiB, m["process_resident_memory_bytes"]/(1<<20))
+	rep.ShmPeakBytes = max(rep.ShmPeakBytes, m["mmgate_shm_bytes_in_use"])
+	rep.CachePeakBytes = max(rep.CachePeakBytes, m["mmgate_tensor_cache_bytes"])
 }
 
 // settle brings every worker back, waits for the janitor's sweep and for
