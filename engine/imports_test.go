@@ -43,7 +43,7 @@ func TestProtocolCodeStaysBehindTheSeam(t *testing.T) {
 		if rel == "engine/protocol" || rel == "engine/builtin" {
 			return false
 		}
-		for _, prefix := range []string{"proto/", "engine/", "refworker", "internal/transportbench", "internal/tools/"} {
+		for _, prefix := range []string{"proto/", "engine/", "refworker", "internal/tools/"} {
 			if strings.HasPrefix(rel, prefix) {
 				return true
 			}

@@ -18,7 +18,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/mmgate/mmgate/engine/tokenspeed/tensordata"
-	"github.com/mmgate/mmgate/internal/transportbench"
+	"github.com/mmgate/mmgate/internal/tools/transportbench"
 	commonpb "github.com/mmgate/mmgate/proto/common"
 	schedulerpb "github.com/mmgate/mmgate/proto/scheduler"
 	"github.com/mmgate/mmgate/shm"

@@ -5,9 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
+	"strconv"
 	"strings"
 
-	"github.com/mmgate/mmgate/internal/benchgw"
+	"github.com/mmgate/mmgate/internal/tools/benchgw"
+	"github.com/mmgate/mmgate/internal/tools/benchreport"
 )
 
 // runBenchGateway is `mmgate bench gateway`: it load-tests a running gateway
@@ -19,105 +22,123 @@ import (
 func runBenchGateway(ctx context.Context, s *stdio, args []string) int {
 	const synopsis = "bench gateway --url URL --images DIR [--concurrency N | --concurrency-sweep 1,2,4,8] [--requests N] [--duration D] [--model NAME] [--max-tokens N] [--json] [--report DIR]"
 	fs := newFlagSet(s, "bench gateway", synopsis)
-	url := fs.String("url", "http://127.0.0.1:8080", "gateway base URL: http://HOST:PORT or unix:///path (loopback only unless --allow-remote)")
+	o := benchgw.Options{Progress: s.err}
+	fs.StringVar(&o.URL, "url", "http://127.0.0.1:8080", "gateway base URL: http://HOST:PORT or unix:///path (loopback only unless --allow-remote)")
 	images := fs.String("images", "", "directory of image files; request i sends file i mod count, in name order; each concurrency level goes on where the previous one stopped (required)")
 	concurrency := trackedInt{v: benchgw.DefaultConcurrency}
 	fs.Var(&concurrency, "concurrency", "keep `N` image requests in flight")
-	sweep := fs.String("concurrency-sweep", "", "run once per concurrency level, e.g. 1,2,4,8 (default with --report and no --concurrency: "+strings.Join(itoaAll(defaultSweep), ",")+")")
+	sweep := fs.String("concurrency-sweep", "", "run once per concurrency level, e.g. 1,2,4,8 (default with --report and no --concurrency: "+joinInts(defaultSweep(), ",")+")")
 	report := fs.String("report", "", "also write report.json and index.html (charts) into this directory")
-	requests := fs.Int("requests", benchgw.DefaultRequests, "image requests to send (per concurrency level)")
-	duration := fs.Duration("duration", benchgw.DefaultDuration, "time cap: no request starts after it (per concurrency level)")
-	model := fs.String("model", benchgw.DefaultModel, "model name sent in each request")
-	maxTokens := fs.Int("max-tokens", benchgw.DefaultMaxTokens, "max_tokens of each request")
-	text := fs.String("text", benchgw.DefaultText, "text part sent after each image")
-	probeText := fs.String("probe-text", benchgw.DefaultProbeText, "message of the text-only probe requests")
-	noProbe := fs.Bool("no-probe", false, "do not run the text-only probe stream")
-	noWarmUp := fs.Bool("no-warm-up", false, "skip the unmeasured warm-up (3 text requests and one small generated image) before the run")
+	fs.IntVar(&o.Requests, "requests", benchgw.DefaultRequests, "image requests to send (per concurrency level)")
+	fs.DurationVar(&o.Duration, "duration", benchgw.DefaultDuration, "time cap: no request starts after it (per concurrency level)")
+	fs.StringVar(&o.Model, "model", benchgw.DefaultModel, "model name sent in each request")
+	fs.IntVar(&o.MaxTokens, "max-tokens", benchgw.DefaultMaxTokens, "max_tokens of each request")
+	fs.StringVar(&o.Text, "text", benchgw.DefaultText, "text part sent after each image")
+	fs.StringVar(&o.ProbeText, "probe-text", benchgw.DefaultProbeText, "message of the text-only probe requests")
+	fs.BoolVar(&o.NoProbe, "no-probe", false, "do not run the text-only probe stream")
+	fs.BoolVar(&o.NoWarmUp, "no-warm-up", false, "skip the unmeasured warm-up (3 text requests and one small generated image) before the run")
 	probeInProcess := fs.Bool("probe-in-process", false, "send the text probes from a goroutine of this process instead of a process of their own (a separate text client)")
-	probeEvery := fs.Duration("probe-interval", benchgw.DefaultProbeInterval, "one text probe starts every interval (negative: back to back)")
-	timeout := fs.Duration("request-timeout", benchgw.DefaultRequestTimeout, "limit for each request")
-	allowRemote := fs.Bool("allow-remote", false, "allow a --url whose host is not loopback")
-	apiKey := fs.String("api-key", "", "API key sent as a bearer token")
+	fs.DurationVar(&o.ProbeInterval, "probe-interval", benchgw.DefaultProbeInterval, "one text probe starts every interval (negative: back to back)")
+	fs.DurationVar(&o.RequestTimeout, "request-timeout", benchgw.DefaultRequestTimeout, "limit for each request")
+	fs.BoolVar(&o.AllowRemote, "allow-remote", false, "allow a --url whose host is not loopback")
+	fs.StringVar(&o.APIKey, "api-key", "", "API key sent as a bearer token")
 	asJSON := fs.Bool("json", false, "print one JSON object instead of a table")
 	fs.String("config", "", "configuration file (YAML or JSON)")
 	rest, err := parseFlags(fs, args, os.LookupEnv)
 	if err != nil {
 		return exitForParse(err)
 	}
-	usage := func(msg string) int {
+	fail := func(code int, msg string) int {
 		fmt.Fprintln(s.err, "mmgate bench gateway:", msg)
-		return 2
+		return code
 	}
-	switch {
-	case len(rest) > 0:
-		return usage(fmt.Sprintf("unexpected argument %q", rest[0]))
-	case *images == "":
-		return usage("--images DIR is required")
-	case concurrency.v < 1:
-		return usage("--concurrency must be ≥ 1")
-	case *requests < 1:
-		return usage("--requests must be ≥ 1")
-	case *duration <= 0:
-		return usage("--duration must be > 0")
-	case *maxTokens < 1:
-		return usage("--max-tokens must be ≥ 1")
-	case *timeout <= 0:
-		return usage("--request-timeout must be > 0")
+	if msg := checkGatewayFlags(rest, *images, concurrency.v, o); msg != "" {
+		return fail(2, msg)
 	}
-
 	levels, err := sweepLevels(*sweep, concurrency, *report)
 	if err != nil {
-		return usage("--concurrency-sweep: " + err.Error())
+		return fail(2, "--concurrency-sweep: "+err.Error())
 	}
-
 	imgs, err := benchgw.LoadImages(*images)
 	if err != nil {
 		if errors.Is(err, benchgw.ErrNoImages) || errors.Is(err, os.ErrNotExist) {
-			return usage(err.Error())
+			return fail(2, err.Error())
 		}
-		fmt.Fprintln(s.err, "mmgate bench gateway:", err)
-		return 1
+		return fail(1, err.Error())
 	}
 	if *report != "" {
-		if err := prepareReportDir(*report); err != nil {
-			fmt.Fprintln(s.err, "mmgate bench gateway: --report:", err)
-			return 1
+		if err := benchreport.PrepareDir(*report); err != nil {
+			return fail(1, "--report: "+err.Error())
 		}
 	}
-	var probeProc []string
-	if !*probeInProcess && !*noProbe {
+	if !*probeInProcess && !o.NoProbe {
 		exe, err := os.Executable()
 		if err != nil {
-			fmt.Fprintln(s.err, "mmgate bench gateway: cannot start the probe process:", err)
-			return 1
+			return fail(1, "cannot start the probe process: "+err.Error())
 		}
-		probeProc = []string{exe, "bench", benchProbeCommand}
+		o.ProbeProcess = []string{exe, "bench", benchProbeCommand}
 	}
+	runs, code := runGatewayLevels(ctx, s, o, imgs, levels, *asJSON)
+	if *report != "" && len(runs) > 0 {
+		p := benchreport.GatewayParams{URL: o.URL, Images: *images, Model: o.Model, ImageFiles: len(imgs), Requests: o.Requests,
+			MaxTokens: o.MaxTokens, Levels: levels, Duration: o.Duration, Timeout: o.RequestTimeout, ProbeInterval: o.ProbeInterval, NoProbe: o.NoProbe}
+		path, err := benchreport.SaveGateway(*report, reportHost(), p.List(), runs)
+		if c := saveReport(s, "gateway", path, err); c != 0 {
+			return c
+		}
+	}
+	return code
+}
+
+// checkGatewayFlags says what is wrong with the flags of `bench gateway`,
+// or "".
+func checkGatewayFlags(rest []string, images string, concurrency int, o benchgw.Options) string {
+	switch {
+	case len(rest) > 0:
+		return fmt.Sprintf("unexpected argument %q", rest[0])
+	case images == "":
+		return "--images DIR is required"
+	case concurrency < 1:
+		return "--concurrency must be ≥ 1"
+	case o.Requests < 1:
+		return "--requests must be ≥ 1"
+	case o.Duration <= 0:
+		return "--duration must be > 0"
+	case o.MaxTokens < 1:
+		return "--max-tokens must be ≥ 1"
+	case o.RequestTimeout <= 0:
+		return "--request-timeout must be > 0"
+	}
+	return ""
+}
+
+// runGatewayLevels runs the load once per concurrency level and prints each
+// report as it comes. It stops at a run that fails (exit status 1, the
+// reports so far kept for --report) and at options New refuses or an
+// output that cannot be written (their exit status, no reports).
+func runGatewayLevels(ctx context.Context, s *stdio, o benchgw.Options, imgs []benchgw.Image, levels []int, asJSON bool) ([]*benchgw.Report, int) {
 	code := 0
 	var runs []*benchgw.Report
 	for i, level := range levels {
-		r, err := benchgw.New(benchgw.Options{
-			URL: *url, Images: levelImages(imgs, i, *requests), Concurrency: level, Requests: *requests, Duration: *duration,
-			Model: *model, MaxTokens: *maxTokens, Text: *text, ProbeText: *probeText, NoProbe: *noProbe, NoWarmUp: *noWarmUp, ProbeProcess: probeProc, ProbeInterval: *probeEvery,
-			AllowRemote: *allowRemote, RequestTimeout: *timeout, APIKey: *apiKey, Progress: s.err,
-		})
+		o.Concurrency, o.Images = level, benchgw.LevelImages(imgs, i, o.Requests)
+		r, err := benchgw.New(o)
 		if err != nil {
-			return usage(err.Error())
+			fmt.Fprintln(s.err, "mmgate bench gateway:", err)
+			return nil, 2
 		}
-		fmt.Fprintf(s.err, "bench gateway: %d image requests at concurrency %d to %s (%d image files)\n", *requests, level, *url, len(imgs))
+		fmt.Fprintf(s.err, "bench gateway: %d image requests at concurrency %d to %s (%d image files)\n", o.Requests, level, o.URL, len(imgs))
 		rep, err := r.Run(ctx)
 		if err != nil {
 			fmt.Fprintln(s.err, "mmgate bench gateway:", err)
-			code = 1
-			break
+			return runs, 1
 		}
 		runs = append(runs, rep)
 		if rep.Image.Failed > 0 || rep.Image.OK == 0 {
 			code = 1
 		}
-		if *asJSON {
+		if asJSON {
 			if c := writeJSONLine(s, rep); c != 0 {
-				return c
+				return nil, c
 			}
 			continue
 		}
@@ -125,15 +146,75 @@ func runBenchGateway(ctx context.Context, s *stdio, args []string) int {
 			fmt.Fprintln(s.out)
 		}
 		if err := benchgw.WriteTable(s.out, rep); err != nil {
-			return 1
+			return nil, 1
 		}
 	}
-	if *report != "" && len(runs) > 0 {
-		p := gatewayReportParams{url: *url, images: *images, model: *model, imageFiles: len(imgs), requests: *requests,
-			maxTokens: *maxTokens, levels: levels, duration: *duration, timeout: *timeout, probeInterval: *probeEvery, noProbe: *noProbe}
-		if c := writeGatewayReport(s, *report, p, runs); c != 0 {
-			return c
-		}
+	return runs, code
+}
+
+// defaultSweep is the concurrency sweep of `bench gateway --report` when
+// neither --concurrency nor --concurrency-sweep is given.
+func defaultSweep() []int { return []int{1, 2, 4, 8} }
+
+// trackedInt is an int flag that remembers whether any source (command line,
+// environment, config file) set it.
+type trackedInt struct {
+	v   int
+	set bool
+}
+
+func (t *trackedInt) String() string {
+	if t == nil {
+		return "0"
 	}
-	return code
+	return strconv.Itoa(t.v)
+}
+
+func (t *trackedInt) Set(s string) error {
+	n, err := strconv.Atoi(strings.TrimSpace(s))
+	if err != nil {
+		return fmt.Errorf("not an integer")
+	}
+	t.v, t.set = n, true
+	return nil
+}
+
+// parseLevels reads a concurrency sweep: "1,2,4,8" (each ≥ 1, no repeats).
+func parseLevels(v string) ([]int, error) {
+	var out []int
+	for _, f := range splitComma(v) {
+		n, err := strconv.Atoi(f)
+		if err != nil || n < 1 {
+			return nil, fmt.Errorf("bad concurrency %q (want integers ≥ 1)", f)
+		}
+		if slices.Contains(out, n) {
+			return nil, fmt.Errorf("concurrency %d given twice", n)
+		}
+		out = append(out, n)
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("no concurrency levels")
+	}
+	return out, nil
+}
+
+// sweepLevels decides the concurrency levels of a gateway bench: an explicit
+// sweep; else, with a report and no explicit --concurrency, the default
+// sweep; else the single --concurrency.
+func sweepLevels(sweep string, conc trackedInt, report string) ([]int, error) {
+	switch {
+	case strings.TrimSpace(sweep) != "":
+		return parseLevels(sweep)
+	case report != "" && !conc.set:
+		return defaultSweep(), nil
+	}
+	return []int{conc.v}, nil
+}
+
+func joinInts(ns []int, sep string) string {
+	s := make([]string, len(ns))
+	for i, n := range ns {
+		s[i] = strconv.Itoa(n)
+	}
+	return strings.Join(s, sep)
 }

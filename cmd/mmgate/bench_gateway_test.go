@@ -14,11 +14,11 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
-	"github.com/mmgate/mmgate/internal/benchgw/fakegw"
+	"github.com/mmgate/mmgate/internal/testutil/jsontest"
+	"github.com/mmgate/mmgate/internal/tools/benchgw/fakegw"
 )
 
 // writeBenchImages writes n distinct w×h JPEGs into a new directory.
@@ -51,24 +51,11 @@ func runBenchGatewayArgs(t *testing.T, args ...string) (int, string, string) {
 	return code, out.String(), errb.String()
 }
 
-// checkNoNull fails when a JSON document has a null anywhere.
+// checkNoNull fails when a JSON document has a null anywhere or a key
+// that is not snake_case.
 func checkNoNull(t *testing.T, v any, path string) {
 	t.Helper()
-	switch x := v.(type) {
-	case nil:
-		t.Errorf("%s is null", path)
-	case map[string]any:
-		for k, e := range x {
-			if strings.ToLower(k) != k || strings.ContainsAny(k, "- ") {
-				t.Errorf("key %s.%s is not snake_case", path, k)
-			}
-			checkNoNull(t, e, path+"."+k)
-		}
-	case []any:
-		for i, e := range x {
-			checkNoNull(t, e, fmt.Sprintf("%s[%d]", path, i))
-		}
-	}
+	jsontest.CheckConventions(t, v, path)
 }
 
 func TestBenchGatewayFake(t *testing.T) {
@@ -257,16 +244,4 @@ func TestBenchGatewayEmbedded(t *testing.T) {
 	if stages["fetch"] != float64(requests) || stages["decode"]+rep.Server.TensorCacheHits != float64(requests) {
 		t.Errorf("stage counts %v with %v cache hits, want %d fetches and decodes + hits", stages, rep.Server.TensorCacheHits, requests)
 	}
-}
-
-// syncWriter serialises writes from the server's goroutines.
-type syncWriter struct {
-	mu sync.Mutex
-	w  *bytes.Buffer
-}
-
-func (s *syncWriter) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.w.Write(p)
 }

@@ -12,10 +12,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mmgate/mmgate/internal/benchgw"
-	"github.com/mmgate/mmgate/internal/benchgw/fakegw"
-	"github.com/mmgate/mmgate/internal/benchreport"
-	"github.com/mmgate/mmgate/internal/benchreport/browser"
+	"github.com/mmgate/mmgate/internal/tools/benchgw/fakegw"
+	"github.com/mmgate/mmgate/internal/tools/benchreport"
+	"github.com/mmgate/mmgate/internal/tools/benchreport/browser"
 )
 
 func TestParseLevels(t *testing.T) {
@@ -234,28 +233,6 @@ func TestBenchTransportReport(t *testing.T) {
 		t.Errorf("parameters %v", rep.Parameters)
 	}
 	checkReportPage(t, dir, "time", "ratio")
-}
-
-func TestLevelImages(t *testing.T) {
-	imgs := []benchgw.Image{{Name: "a"}, {Name: "b"}, {Name: "c"}, {Name: "d"}, {Name: "e"}}
-	names := func(l []benchgw.Image) string {
-		var s string
-		for _, im := range l {
-			s += im.Name
-		}
-		return s
-	}
-	for _, tc := range []struct {
-		i, requests int
-		want        string
-	}{{0, 2, "abcde"}, {1, 2, "cdeab"}, {2, 2, "eabcd"}, {1, 5, "abcde"}, {3, 4, "cdeab"}} {
-		if got := names(levelImages(imgs, tc.i, tc.requests)); got != tc.want {
-			t.Errorf("level %d, %d requests: %s, want %s", tc.i, tc.requests, got, tc.want)
-		}
-	}
-	if names(imgs) != "abcde" {
-		t.Errorf("input changed")
-	}
 }
 
 // TestBenchGatewayReportEmbedded sweeps the real gateway (embedded worker)

@@ -6,7 +6,7 @@ import (
 	"os"
 	"time"
 
-	"github.com/mmgate/mmgate/internal/soak"
+	"github.com/mmgate/mmgate/internal/tools/soak"
 )
 
 // runBenchSoak is `mmgate bench soak`: it starts a gateway and reference

@@ -8,7 +8,7 @@ import (
 )
 
 // TestBenchSoakUsage: bad flags are usage errors (exit 2) before anything
-// starts. (The soak itself is tested in internal/soak.)
+// starts. (The soak itself is tested in internal/tools/soak.)
 func TestBenchSoakUsage(t *testing.T) {
 	for _, args := range [][]string{
 		{"--duration", "0s"},

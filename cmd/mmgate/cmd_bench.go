@@ -3,6 +3,21 @@ package main
 import (
 	"context"
 	"fmt"
+
+	"github.com/mmgate/mmgate/internal/tools/benchgw"
+	"github.com/mmgate/mmgate/internal/tools/benchreport"
+	"github.com/mmgate/mmgate/internal/tools/transportbench"
+	"github.com/mmgate/mmgate/shm"
+)
+
+// The hidden `mmgate bench` subcommands that the benchmarks start as
+// processes of their own from this binary.
+const (
+	// benchWorkerCommand runs the worker side of the transport benchmark.
+	benchWorkerCommand = "transport-worker"
+	// benchProbeCommand sends `bench gateway`'s text probes; it speaks
+	// benchgw's probe protocol on stdin and stdout.
+	benchProbeCommand = "probe"
 )
 
 // runBench dispatches `mmgate bench <transport|gateway> …`.
@@ -34,3 +49,51 @@ func runBench(ctx context.Context, s *stdio, args []string) int {
 	fmt.Fprintf(s.err, "mmgate bench: unknown benchmark %q\n\n%s\n", args[0], synopsis)
 	return 2
 }
+
+// runBenchWorker is the worker process of `bench transport`: it serves until
+// its stdin closes.
+func runBenchWorker(ctx context.Context, s *stdio, args []string) int {
+	fs := newFlagSet(s, "bench "+benchWorkerCommand, "bench "+benchWorkerCommand+" --listen ADDR [--listen ADDR] [--shm-dir DIR]")
+	var listen, prefixes stringList
+	fs.Var(&listen, "listen", "HOST:PORT or unix:///path (repeatable)")
+	shmDir := fs.String("shm-dir", shm.DefaultDir, "shared-memory directory")
+	maxMsg := fs.Int("max-msg", shm.DefaultMaxInline, "gRPC message limit in bytes")
+	copyMode := fs.Bool("copy", false, "read segments with pread instead of mapping them")
+	keepFiles := fs.Bool("keep-files", false, "do not unlink segments after reading them")
+	fs.Var(&prefixes, "prefix", "accepted segment name prefix (repeatable; default mmgate's and SMG's)")
+	if _, err := parseFlags(fs, args, nil); err != nil {
+		return exitForParse(err)
+	}
+	ctx, cancel := transportbench.ExitOnStdinClose(ctx, s.in)
+	defer cancel()
+	err := transportbench.RunWorker(ctx, transportbench.WorkerConfig{
+		Listen: listen, Dir: *shmDir, MaxMsg: *maxMsg, Copy: *copyMode, KeepFiles: *keepFiles, Prefixes: prefixes,
+	}, s.out)
+	if err != nil {
+		fmt.Fprintln(s.err, "mmgate bench "+benchWorkerCommand+":", err)
+		return 1
+	}
+	return 0
+}
+
+func runBenchProbe(ctx context.Context, s *stdio, _ []string) int {
+	if err := benchgw.ServeProbe(ctx, s.in, s.out); err != nil {
+		fmt.Fprintln(s.err, "mmgate bench probe:", err)
+		return 1
+	}
+	return 0
+}
+
+// saveReport finishes a benchmark's --report: it names the page written at
+// path, or says why writing failed.
+func saveReport(s *stdio, bench, path string, err error) int {
+	if err != nil {
+		fmt.Fprintf(s.err, "mmgate bench %s: --report: %v\n", bench, err)
+		return 1
+	}
+	fmt.Fprintf(s.err, "report: %s\n", path)
+	return 0
+}
+
+// reportHost describes this machine and build for a report.
+func reportHost() benchreport.Host { return benchreport.ThisHost(version, cgoEnabled) }

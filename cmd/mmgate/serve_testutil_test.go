@@ -3,13 +3,12 @@ package main
 import (
 	"bytes"
 	"context"
-	"net/http"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
-	"github.com/mmgate/mmgate/internal/proctest"
+	"github.com/mmgate/mmgate/internal/testutil/procs"
 )
 
 // embeddedGateway is `serve --embedded-worker` running in this process.
@@ -28,16 +27,11 @@ func (g *embeddedGateway) Stop() { g.stop() }
 // shared-memory directory, plus extra flags, and returns once it is ready.
 func startEmbeddedGateway(t *testing.T, extra ...string) *embeddedGateway {
 	t.Helper()
-	shm := proctest.ShmDir(t, "mmgate-cmd-test-")
-	addr := proctest.FreeAddr(t)
+	shm := procs.ShmDir(t, "mmgate-cmd-test-")
+	addr := procs.FreeAddr(t)
 	ctx, cancel := context.WithCancel(context.Background())
-	var serveErr bytes.Buffer
-	sw := &syncWriter{w: &serveErr}
-	logs := func() string {
-		sw.mu.Lock()
-		defer sw.mu.Unlock()
-		return serveErr.String()
-	}
+	sw := &procs.Log{}
+	logs := sw.String
 	served := make(chan int, 1)
 	args := append([]string{"--embedded-worker", "--embedded-fingerprint", "crc32c", "--listen", addr, "--shm-dir", shm,
 		"--health-interval", "100ms", "--log-level", "warn"}, extra...)
@@ -61,23 +55,21 @@ func startEmbeddedGateway(t *testing.T, extra ...string) *embeddedGateway {
 			t.Logf("serve stderr:\n%s", logs())
 		}
 	})
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		resp, err := http.Get(g.URL + "/health/ready")
-		if err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				return g
-			}
-		}
+	exited := -1
+	err := procs.Poll(context.Background(), nil, 20*time.Second, "gateway ready", func() bool {
 		select {
-		case code := <-served:
-			t.Fatalf("serve exited with %d:\n%s", code, logs())
+		case exited = <-served:
+			served <- exited // for stop
+			return true
 		default:
+			return procs.Ready(g.URL + "/health/ready")
 		}
-		if time.Now().After(deadline) {
-			t.Fatal("gateway not ready")
-		}
-		time.Sleep(50 * time.Millisecond)
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
+	if exited >= 0 {
+		t.Fatalf("serve exited with %d:\n%s", exited, logs())
+	}
+	return g
 }
