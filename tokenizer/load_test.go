@@ -25,10 +25,11 @@ func TestLoadErrors(t *testing.T) {
 		{"unk not in vocab", `{"model": {"type": "BPE", "unk_token": "<unk>", "vocab": {"a": 0}, "merges": []}}`, ErrBadInput},
 		{"huge id", `{"model": {"type": "BPE", "vocab": {"a": 4000000000}, "merges": []}}`, ErrTooLarge},
 		{"normalizer", `{"normalizer": {"type": "BertNormalizer"}, ` + tinyModel + `}`, ErrUnsupported},
-		{"pre_tokenizer", `{"pre_tokenizer": {"type": "Metaspace"}, ` + tinyModel + `}`, ErrUnsupported},
+		{"pre_tokenizer", `{"pre_tokenizer": {"type": "Whitespace"}, ` + tinyModel + `}`, ErrUnsupported},
+		{"metaspace without replacement", `{"pre_tokenizer": {"type": "Metaspace"}, ` + tinyModel + `}`, ErrBadInput},
 		{"split behavior", `{"pre_tokenizer": {"type": "Split", "pattern": {"String": " "}, "behavior": "Odd"}, ` + tinyModel + `}`, ErrUnsupported},
 		{"bad regex", `{"pre_tokenizer": {"type": "Split", "pattern": {"Regex": "("}, "behavior": "Isolated"}, ` + tinyModel + `}`, ErrUnsupported},
-		{"step after bytelevel", `{"pre_tokenizer": {"type": "Sequence", "pretokenizers": [{"type": "ByteLevel"}, {"type": "Split", "pattern": {"String": " "}, "behavior": "Isolated"}]}, ` + tinyModel + `}`, ErrUnsupported},
+		{"step after bytelevel", `{"pre_tokenizer": {"type": "Sequence", "pretokenizers": [{"type": "ByteLevel", "add_prefix_space": false, "trim_offsets": false}, {"type": "Split", "pattern": {"String": " "}, "behavior": "Isolated"}]}, ` + tinyModel + `}`, ErrUnsupported},
 		{"decoder", `{"decoder": {"type": "WordPiece"}, ` + tinyModel + `}`, ErrUnsupported},
 		{"post", `{"post_processor": {"type": "Unknown"}, ` + tinyModel + `}`, ErrUnsupported},
 	} {
