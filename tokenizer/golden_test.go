@@ -2,7 +2,7 @@ package tokenizer
 
 import (
 	"bufio"
-	"compress/gzip"
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -41,15 +41,16 @@ type goldenDecode struct {
 	Text        string   `json:"text"`
 }
 
+// readJSONL reads a JSON-lines file, gzip-compressed when its name ends in
+// ".gz".
 func readJSONL[T any](t testing.TB, path string) []T {
 	t.Helper()
-	f, err := os.Open(path)
+	data, err := readMaybeGzip(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
 	var out []T
-	sc := bufio.NewScanner(f)
+	sc := bufio.NewScanner(bytes.NewReader(data))
 	sc.Buffer(make([]byte, 1<<20), 64<<20)
 	for sc.Scan() {
 		var v T
@@ -69,25 +70,7 @@ func corpus(t testing.TB) []corpusEntry {
 }
 
 var qwen3JSON = sync.OnceValues(func() ([]byte, error) {
-	f, err := os.Open(filepath.Join("testdata", "qwen3", "tokenizer.json.gz"))
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	zr, err := gzip.NewReader(f)
-	if err != nil {
-		return nil, err
-	}
-	var buf []byte
-	tmp := make([]byte, 1<<20)
-	for {
-		n, err := zr.Read(tmp)
-		buf = append(buf, tmp[:n]...)
-		if err != nil {
-			break
-		}
-	}
-	return buf, nil
+	return readMaybeGzip(filepath.Join("testdata", "qwen3", "tokenizer.json.gz"))
 })
 
 var qwen3Tok = sync.OnceValues(func() (*Tokenizer, error) {
@@ -121,11 +104,21 @@ func variantJSON(t testing.TB, v variant) []byte {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return patchJSON(t, data, v.Patch)
+}
+
+// patchJSON replaces top-level keys of a tokenizer.json; the key
+// "added_tokens_append" appends to added_tokens instead.
+func patchJSON(t testing.TB, data []byte, patch map[string]json.RawMessage) []byte {
+	t.Helper()
+	if len(patch) == 0 {
+		return data
+	}
 	var doc map[string]json.RawMessage
 	if err := json.Unmarshal(data, &doc); err != nil {
 		t.Fatal(err)
 	}
-	for k, val := range v.Patch {
+	for k, val := range patch {
 		if k == "added_tokens_append" {
 			var base, extra []json.RawMessage
 			_ = json.Unmarshal(doc["added_tokens"], &base)
