@@ -3,13 +3,10 @@ package tokenizer
 import (
 	"encoding/json"
 	"errors"
-	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 	"sync"
 	"testing"
-	"unicode/utf8"
 )
 
 // The goldens of the fixture-model tokenizers (testdata/models at the
@@ -20,13 +17,6 @@ type modelVariant struct {
 	Name  string                     `json:"name"`
 	Base  string                     `json:"base"`
 	Patch map[string]json.RawMessage `json:"patch"`
-}
-
-type goldenModelIDs struct {
-	Variant  string   `json:"variant"`
-	Name     string   `json:"name"`
-	IDs      []uint32 `json:"ids"`
-	IDsPlain []uint32 `json:"ids_plain"`
 }
 
 // fixtureJSON reads each base tokenizer.json once per test binary.
@@ -98,17 +88,10 @@ func modelCorpus(t testing.TB) map[string]string {
 }
 
 func TestGoldenModels(t *testing.T) {
-	var vs []modelVariant
-	b, err := os.ReadFile(filepath.Join("testdata", "model_variants.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal(b, &vs); err != nil {
-		t.Fatal(err)
-	}
+	vs := decodeJSONFile[[]modelVariant](t, filepath.Join("testdata", "model_variants.json"))
 	texts := modelCorpus(t)
-	encs := map[string][]goldenModelIDs{}
-	for _, g := range readJSONL[goldenModelIDs](t, filepath.Join("testdata", "golden_model_ids.jsonl.gz")) {
+	encs := map[string][]goldenIDs{}
+	for _, g := range readJSONL[goldenIDs](t, filepath.Join("testdata", "golden_model_ids.jsonl.gz")) {
 		encs[g.Variant] = append(encs[g.Variant], g)
 	}
 	type vocabSize struct {
@@ -154,7 +137,7 @@ func TestGoldenModels(t *testing.T) {
 					t.Errorf("%s skip=%v: stream = %q, want %q", g.Name, g.SkipSpecial, got, g.Text)
 				}
 				if g.IDs != nil { // the short sequences made for decoding
-					checkStreamReplay(t, tk, seq, g.SkipSpecial)
+					checkStreamPrefixes(t, tk, seq, g.SkipSpecial)
 				}
 			}
 		})
@@ -175,42 +158,10 @@ func checkIDs(t *testing.T, tk *Tokenizer, name string, got, want []uint32) {
 		describe(tk, got[lo:min(len(got), i+5)]), describe(tk, want[lo:min(len(want), i+5)]))
 }
 
-// checkStreamReplay checks, for every prefix of ids, that the stream's
-// output so far is valid UTF-8 and a prefix of the decode of that prefix,
-// and that a new stream given the prefix and flushed gives that decode.
-func checkStreamReplay(t *testing.T, tk *Tokenizer, ids []uint32, skip bool) {
-	t.Helper()
-	s := tk.NewStream(skip)
-	out := ""
-	for k := 0; k <= len(ids); k++ {
-		if k > 0 {
-			chunk := s.Add(ids[k-1])
-			if !utf8.ValidString(chunk) {
-				t.Fatalf("ids %v: chunk %q is not UTF-8", ids[:k], chunk)
-			}
-			out += chunk
-		}
-		whole := tk.Decode(ids[:k], skip)
-		if !strings.HasPrefix(whole, out) {
-			t.Fatalf("ids %v skip=%v: streamed %q is not a prefix of %q", ids[:k], skip, out, whole)
-		}
-		if got := streamAll(tk, ids[:k], skip); got != whole {
-			t.Fatalf("ids %v skip=%v: stream and flush %q, want %q", ids[:k], skip, got, whole)
-		}
-	}
-}
-
 // TestGoldenModelLoad checks that a file loads exactly when tokenizers
 // loads it, and that a refusal is ErrBadInput.
 func TestGoldenModelLoad(t *testing.T) {
-	var cases []modelVariant
-	b, err := os.ReadFile(filepath.Join("testdata", "model_load_cases.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal(b, &cases); err != nil {
-		t.Fatal(err)
-	}
+	cases := decodeJSONFile[[]modelVariant](t, filepath.Join("testdata", "model_load_cases.json"))
 	type outcome struct {
 		Name  string `json:"name"`
 		OK    bool   `json:"ok"`

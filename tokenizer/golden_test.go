@@ -28,9 +28,10 @@ type variant struct {
 }
 
 type goldenIDs struct {
-	Variant string   `json:"variant"`
-	Name    string   `json:"name"`
-	IDs     []uint32 `json:"ids"`
+	Variant  string   `json:"variant"`
+	Name     string   `json:"name"`
+	IDs      []uint32 `json:"ids"`
+	IDsPlain []uint32 `json:"ids_plain"` // with add_special_tokens false
 }
 
 type goldenDecode struct {
@@ -39,6 +40,20 @@ type goldenDecode struct {
 	IDs         []uint32 `json:"ids"`
 	SkipSpecial bool     `json:"skip_special"`
 	Text        string   `json:"text"`
+}
+
+// decodeJSONFile reads a JSON file into a T.
+func decodeJSONFile[T any](t testing.TB, path string) T {
+	t.Helper()
+	var v T
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &v); err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	return v
 }
 
 // readJSONL reads a JSON-lines file, gzip-compressed when its name ends in
@@ -147,14 +162,7 @@ var variantsLoaded variantSet
 func loadVariants(t testing.TB) (map[string]*Tokenizer, []variant) {
 	t.Helper()
 	variantsOnce.Do(func() {
-		var vs []variant
-		b, err := os.ReadFile(filepath.Join("testdata", "variants.json"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := json.Unmarshal(b, &vs); err != nil {
-			t.Fatal(err)
-		}
+		vs := decodeJSONFile[[]variant](t, filepath.Join("testdata", "variants.json"))
 		toks := map[string]*Tokenizer{}
 		for _, v := range vs {
 			if v.Name == "qwen3" {

@@ -3,6 +3,7 @@ package tokenizer
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"unicode/utf8"
 )
@@ -52,14 +53,8 @@ func parseMetaspace(raw json.RawMessage) (*metaspace, error) {
 	if h.PrependScheme != nil {
 		scheme = *h.PrependScheme
 	}
-	switch scheme {
-	case "always":
-		m.scheme = prependAlways
-	case "first":
-		m.scheme = prependFirst
-	case "never":
-		m.scheme = prependNever
-	default:
+	// The names in the order of the prepend constants.
+	if m.scheme = slices.Index([]string{"always", "first", "never"}, scheme); m.scheme < 0 {
 		return nil, fmt.Errorf("Metaspace: %w: prepend_scheme %q", ErrBadInput, scheme)
 	}
 	if h.AddPrefixSpace != nil && !*h.AddPrefixSpace {

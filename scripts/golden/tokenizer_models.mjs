@@ -18,6 +18,7 @@ import { gunzipSync, gzipSync } from 'node:zlib';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { dirname, join } from 'node:path';
+import { patched, rng } from './tokenizer_lib.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const require = createRequire(join(here, 'package.json'));
@@ -38,24 +39,7 @@ function base(name) {
   return bases[name];
 }
 
-function build(v) {
-  const t = structuredClone(base(v.base));
-  for (const [k, val] of Object.entries(v.patch)) {
-    if (k === 'added_tokens_append') t.added_tokens.push(...val);
-    else t[k] = val;
-  }
-  return t;
-}
-
-// Deterministic pseudo-random generator (mulberry32).
-function rng(seed) {
-  return () => {
-    seed |= 0; seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+const build = (v) => patched(base(v.base), v.patch);
 
 // Rust's Strip decoder panics (and aborts the process) where its two cuts cross or where the
 // text is shorter than `stop` and all stripped characters: such sequences are left out.
