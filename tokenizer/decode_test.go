@@ -220,3 +220,37 @@ func TestConcurrentEncode(t *testing.T) {
 		t.Errorf("concurrent Encode(%q) differs", s)
 	}
 }
+
+// TestStreamHoldsByteRun: byte-fallback tokens that only form a character
+// together are held until a token that is not a byte ends the run, since a
+// bad byte later in the run would turn all of it into U+FFFD; the whole
+// text is checked against the reference in TestGoldenModels.
+func TestStreamHoldsByteRun(t *testing.T) {
+	tk := loadFixture(t, "llava-1.5")
+	id := func(tok string) uint32 {
+		t.Helper()
+		v, ok := tk.TokenID(tok)
+		if !ok {
+			t.Fatalf("no token %q", tok)
+		}
+		return v
+	}
+	s := tk.NewStream(true)
+	for _, b := range []string{"<0xE2>", "<0x82>", "<0xAC>"} {
+		if got := s.Add(id(b)); got != "" || !s.Pending() {
+			t.Fatalf("Add(%s) = %q, Pending %v; want the byte held", b, got, s.Pending())
+		}
+	}
+	if got := s.Add(id("▁H")); got != "€ H" || s.Pending() {
+		t.Fatalf("Add(▁H) = %q, Pending %v; want \"€ H\" and nothing held", got, s.Pending())
+	}
+	s.Add(id("<0xE2>"))
+	if got := s.Flush(); got != "\uFFFD" || s.Pending() {
+		t.Fatalf("Flush = %q, Pending %v", got, s.Pending())
+	}
+	// After Flush the stream starts a new text: its leading space is
+	// stripped again.
+	if got := s.Add(id("▁H")) + s.Flush(); got != "H" {
+		t.Fatalf("after Flush: %q, want \"H\"", got)
+	}
+}
