@@ -63,7 +63,7 @@
 // lock-free word cache. Added tokens are found by their first two bytes and
 // then compared one by one, or through a trie where many share those bytes.
 // Loading reads the vocabulary and merges with a small scanner (about
-// 0.15 s for the 11 MB Qwen3 file; about 0.5 s of CPU and 45 MB kept for
+// 0.15 s for the 11 MB Qwen3 file; about 0.5 s of CPU and 40 MB kept for
 // Gemma 3's 33 MB file with 262,144 pieces and 514,906 merges) and falls
 // back to encoding/json for anything unusual. scripts/bench_tokenizer.sh
 // compares the speed with tokenizers' Node binding on the same texts.
