@@ -26,12 +26,24 @@ type addedToken struct {
 type matcher struct {
 	pats []string
 	toks []*addedToken
-	// byPrefix[b][c]: indices of the patterns of two or more bytes that start
-	// with b, c, longest first; single[b]: the one-byte pattern b, or -1.
-	byPrefix [256]*[256][]int32
+	// byPrefix[b][c]: the patterns of two or more bytes that start with b,
+	// c; single[b]: the one-byte pattern b, or -1.
+	byPrefix [256]*[256]bucket
 	single   [256]int32
 	starts   [256]bool // bytes that start a pattern
 	firsts   string    // the distinct first bytes
+}
+
+// maxList is the number of patterns sharing their first two bytes above
+// which they are matched with a trie rather than one by one (Gemma 3 has
+// 6,242 added tokens that start "<u").
+const maxList = 32
+
+// bucket holds the patterns that share their first two bytes: in a list,
+// longest first, or, when there are many, in a trie.
+type bucket struct {
+	list []int32
+	trie *trie
 }
 
 func newMatcher(pats []string, toks []*addedToken) *matcher {
@@ -52,17 +64,22 @@ func newMatcher(pats []string, toks []*addedToken) *matcher {
 			continue
 		}
 		if m.byPrefix[p[0]] == nil {
-			m.byPrefix[p[0]] = new([256][]int32)
+			m.byPrefix[p[0]] = new([256]bucket)
 		}
-		l := &m.byPrefix[p[0]][p[1]]
-		*l = append(*l, int32(i))
+		b := &m.byPrefix[p[0]][p[1]]
+		b.list = append(b.list, int32(i))
 	}
 	for _, second := range m.byPrefix {
 		if second == nil {
 			continue
 		}
-		for _, l := range second {
-			sort.SliceStable(l, func(i, j int) bool { return len(pats[l[i]]) > len(pats[l[j]]) })
+		for c := range second {
+			b := &second[c]
+			if len(b.list) > maxList {
+				b.trie, b.list = newTrie(pats, b.list), nil
+				continue
+			}
+			sort.SliceStable(b.list, func(i, j int) bool { return len(pats[b.list[i]]) > len(pats[b.list[j]]) })
 		}
 	}
 	return m
@@ -84,7 +101,13 @@ func (m *matcher) find(s string, from int) (start, end int, tok *addedToken) {
 			continue
 		}
 		if second := m.byPrefix[s[i]]; second != nil && i+1 < len(s) {
-			for _, c := range second[s[i+1]] {
+			b := &second[s[i+1]]
+			if b.trie != nil {
+				if c := b.trie.longest(s, i); c >= 0 {
+					return i, i + len(m.pats[c]), m.toks[c]
+				}
+			}
+			for _, c := range b.list {
 				p := m.pats[c]
 				if len(s)-i >= len(p) && s[i:i+len(p)] == p {
 					return i, i + len(p), m.toks[c]
@@ -96,6 +119,103 @@ func (m *matcher) find(s string, from int) (start, end int, tok *addedToken) {
 		}
 	}
 	return -1, -1, nil
+}
+
+// trie is a byte trie of patterns; node 0 is the root.
+type trie struct {
+	nodes []trieNode
+	edges []trieEdge // the edges of node n are edges[n.lo:n.hi], by byte
+}
+
+type trieNode struct {
+	lo, hi int32
+	pat    int32 // index of the pattern ending here, or -1
+}
+
+type trieEdge struct {
+	b    byte
+	next int32
+}
+
+// newTrie builds the trie of pats[i] for i in idx; of equal patterns the
+// first wins.
+func newTrie(pats []string, idx []int32) *trie {
+	type key struct {
+		node int32
+		b    byte
+	}
+	child := map[key]int32{}
+	pat := []int32{-1}
+	for _, i := range idx {
+		n := int32(0)
+		for j := 0; j < len(pats[i]); j++ {
+			c, ok := child[key{n, pats[i][j]}]
+			if !ok {
+				c = int32(len(pat))
+				pat = append(pat, -1)
+				child[key{n, pats[i][j]}] = c
+			}
+			n = c
+		}
+		if pat[n] < 0 {
+			pat[n] = i
+		}
+	}
+	keys := make([]key, 0, len(child))
+	for k := range child {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		if keys[i].node != keys[j].node {
+			return keys[i].node < keys[j].node
+		}
+		return keys[i].b < keys[j].b
+	})
+	t := &trie{nodes: make([]trieNode, len(pat)), edges: make([]trieEdge, len(keys))}
+	for i, k := range keys {
+		t.edges[i] = trieEdge{b: k.b, next: child[k]}
+		if t.nodes[k.node].hi == 0 {
+			t.nodes[k.node].lo = int32(i)
+		}
+		t.nodes[k.node].hi = int32(i + 1)
+	}
+	for n := range t.nodes {
+		t.nodes[n].pat = pat[n]
+	}
+	return t
+}
+
+// longest returns the longest pattern that s has at i, or -1.
+func (t *trie) longest(s string, i int) int32 {
+	best, n := int32(-1), int32(0)
+	for j := i; ; j++ {
+		if p := t.nodes[n].pat; p >= 0 {
+			best = p
+		}
+		if j == len(s) {
+			return best
+		}
+		if n = t.next(n, s[j]); n < 0 {
+			return best
+		}
+	}
+}
+
+// next returns the child of node n by byte b, or -1.
+func (t *trie) next(n int32, b byte) int32 {
+	lo, hi := t.nodes[n].lo, t.nodes[n].hi
+	for lo < hi {
+		mid := int32(uint32(lo+hi) >> 1)
+		switch e := t.edges[mid]; {
+		case e.b == b:
+			return e.next
+		case e.b < b:
+			lo = mid + 1
+		default:
+			hi = mid
+		}
+	}
+	return -1
 }
 
 // segment is a piece of text, or an added token (tok non-nil).

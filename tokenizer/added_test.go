@@ -1,6 +1,7 @@
 package tokenizer
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -24,13 +25,20 @@ func naiveFind(pats []string, s string, from int) (int, int, int) {
 }
 
 func TestMatcherLeftmostLongest(t *testing.T) {
+	many := []string{"<", "<u>", "<unused1", "ab", "ab", "\n", "\n\n", "\n\n\n"}
+	for i := 0; i < 120; i++ {
+		many = append(many, fmt.Sprintf("<unused%d>", i))
+	}
+	many = append(many, "<unused5>", "<unused77") // a repeat (the first wins) and a prefix
 	sets := [][]string{
 		{"a", "ab", "abc", "b", "<x>", "<xy>", "é", "éé", "中"},
 		{"<|im_start|>", "<|im_end|>", "<|im_start"},
 		{"x"},
+		many,
 	}
 	r := rand.New(rand.NewPCG(5, 6))
-	alpha := []string{"a", "b", "c", "<", "x", "y", ">", "é", "中", "|", "im_start", "_end"}
+	alpha := []string{"a", "b", "c", "<", "x", "y", ">", "é", "中", "|", "im_start", "_end",
+		"u", "unused", "1", "2", "0", "\n"}
 	for _, pats := range sets {
 		toks := make([]*addedToken, len(pats))
 		for i := range toks {

@@ -31,7 +31,7 @@ type bpeModel struct {
 	fuseUnk        bool
 	byteFallback   bool
 	fallbackIDs    [256]uint32
-	fallbackOK     bool // every <0xXX> token exists
+	fallbackOK     [256]bool // the <0xXX> token exists
 	ignoreMerges   bool
 
 	table *byteLevelTable
@@ -119,7 +119,9 @@ func (m *bpeModel) initialSymbols(w string) []uint32 {
 			syms = append(syms, id)
 			continue
 		}
-		if m.byteFallback && m.fallbackOK {
+		if m.byteFallback && m.hasFallback(s) {
+			// A pending unknown token stays pending: tokenizers adds it
+			// after these byte tokens.
 			for j := 0; j < len(s); j++ {
 				syms = append(syms, m.fallbackIDs[s[j]])
 			}
@@ -136,6 +138,16 @@ func (m *bpeModel) initialSymbols(w string) []uint32 {
 		syms = append(syms, pendingUnk)
 	}
 	return syms
+}
+
+// hasFallback reports whether every byte of s has its <0xXX> token.
+func (m *bpeModel) hasFallback(s string) bool {
+	for j := 0; j < len(s); j++ {
+		if !m.fallbackOK[s[j]] {
+			return false
+		}
+	}
+	return true
 }
 
 // mapBytes returns the byte-level characters of w's bytes.
@@ -170,16 +182,14 @@ func newBPE(vocab map[string]uint32, merges [][2]string, cfg modelJSON, byteLeve
 		}
 		m.unk, m.hasUnk = id, true
 	}
-	m.fallbackOK = true
 	for b := 0; b < 256; b++ {
-		id, ok := vocab[fmt.Sprintf("<0x%02X>", b)]
-		m.fallbackIDs[b] = id
-		m.fallbackOK = m.fallbackOK && ok
+		m.fallbackIDs[b], m.fallbackOK[b] = vocab[fmt.Sprintf("<0x%02X>", b)]
 		m.byteIDs[b], m.byteOK[b] = vocab[string(m.table.char[b])]
 	}
 	m.fastBytes = byteLevel && m.prefix == "" && m.suffix == "" && !m.ignoreMerges
 
 	mt := newMergeTable(len(merges))
+	var joined []byte
 	for rank, p := range merges {
 		a, ok := vocab[p[0]]
 		if !ok {
@@ -192,8 +202,8 @@ func newBPE(vocab map[string]uint32, merges [][2]string, cfg modelJSON, byteLeve
 		if len(p[1]) < len(m.prefix) {
 			return nil, fmt.Errorf("model: %w: merge %d token %q is shorter than the subword prefix", ErrBadInput, rank, p[1])
 		}
-		joined := p[0] + p[1][len(m.prefix):]
-		id, ok := vocab[joined]
+		joined = append(append(joined[:0], p[0]...), p[1][len(m.prefix):]...)
+		id, ok := vocab[string(joined)] // no allocation for the lookup
 		if !ok {
 			return nil, fmt.Errorf("model: %w: merge %d result %q is not in the vocabulary", ErrBadInput, rank, joined)
 		}

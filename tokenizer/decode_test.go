@@ -44,8 +44,8 @@ func TestAppendLossy(t *testing.T) {
 }
 
 // checkStreamPrefixes checks that for every prefix of ids, the stream's
-// output so far is a prefix of the whole decode and with Flush equals it,
-// and that every chunk is valid UTF-8.
+// output so far is a prefix of the decode of that prefix and with Flush
+// equals it, and that every chunk is valid UTF-8.
 func checkStreamPrefixes(t *testing.T, tk *Tokenizer, ids []uint32, skip bool) {
 	t.Helper()
 	s := tk.NewStream(skip)
@@ -62,10 +62,16 @@ func checkStreamPrefixes(t *testing.T, tk *Tokenizer, ids []uint32, skip bool) {
 		if !strings.HasPrefix(whole, out) {
 			t.Fatalf("ids %v prefix %d: streamed %q is not a prefix of %q", ids, k, out, whole)
 		}
-		// A copy of the stream flushed here must complete the text.
-		c := *s
-		c.pending = append([]byte(nil), s.pending...)
-		if got := out + c.Flush(); got != whole {
+		// The stream flushed here must complete the text: a copy of it
+		// when its state is a byte buffer, else a new stream given the same
+		// ids.
+		got := streamAll(tk, ids[:k], skip)
+		if s.stages == nil {
+			c := *s
+			c.pending = append([]byte(nil), s.pending...)
+			got = out + c.Flush()
+		}
+		if got != whole {
 			t.Fatalf("ids %v prefix %d: streamed+flush %q, want %q", ids, k, got, whole)
 		}
 	}
@@ -212,5 +218,39 @@ func TestConcurrentEncode(t *testing.T) {
 	close(errs)
 	for s := range errs {
 		t.Errorf("concurrent Encode(%q) differs", s)
+	}
+}
+
+// TestStreamHoldsByteRun: byte-fallback tokens that only form a character
+// together are held until a token that is not a byte ends the run, since a
+// bad byte later in the run would turn all of it into U+FFFD; the whole
+// text is checked against the reference in TestGoldenModels.
+func TestStreamHoldsByteRun(t *testing.T) {
+	tk := loadFixture(t, "llava-1.5")
+	id := func(tok string) uint32 {
+		t.Helper()
+		v, ok := tk.TokenID(tok)
+		if !ok {
+			t.Fatalf("no token %q", tok)
+		}
+		return v
+	}
+	s := tk.NewStream(true)
+	for _, b := range []string{"<0xE2>", "<0x82>", "<0xAC>"} {
+		if got := s.Add(id(b)); got != "" || !s.Pending() {
+			t.Fatalf("Add(%s) = %q, Pending %v; want the byte held", b, got, s.Pending())
+		}
+	}
+	if got := s.Add(id("▁H")); got != "€ H" || s.Pending() {
+		t.Fatalf("Add(▁H) = %q, Pending %v; want \"€ H\" and nothing held", got, s.Pending())
+	}
+	s.Add(id("<0xE2>"))
+	if got := s.Flush(); got != "\uFFFD" || s.Pending() {
+		t.Fatalf("Flush = %q, Pending %v", got, s.Pending())
+	}
+	// After Flush the stream starts a new text: its leading space is
+	// stripped again.
+	if got := s.Add(id("▁H")) + s.Flush(); got != "H" {
+		t.Fatalf("after Flush: %q, want \"H\"", got)
 	}
 }

@@ -2,7 +2,7 @@ package tokenizer
 
 import (
 	"bufio"
-	"compress/gzip"
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -28,9 +28,10 @@ type variant struct {
 }
 
 type goldenIDs struct {
-	Variant string   `json:"variant"`
-	Name    string   `json:"name"`
-	IDs     []uint32 `json:"ids"`
+	Variant  string   `json:"variant"`
+	Name     string   `json:"name"`
+	IDs      []uint32 `json:"ids"`
+	IDsPlain []uint32 `json:"ids_plain"` // with add_special_tokens false
 }
 
 type goldenDecode struct {
@@ -41,15 +42,30 @@ type goldenDecode struct {
 	Text        string   `json:"text"`
 }
 
-func readJSONL[T any](t testing.TB, path string) []T {
+// decodeJSONFile reads a JSON file into a T.
+func decodeJSONFile[T any](t testing.TB, path string) T {
 	t.Helper()
-	f, err := os.Open(path)
+	var v T
+	b, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
+	if err := json.Unmarshal(b, &v); err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	return v
+}
+
+// readJSONL reads a JSON-lines file, gzip-compressed when its name ends in
+// ".gz".
+func readJSONL[T any](t testing.TB, path string) []T {
+	t.Helper()
+	data, err := readMaybeGzip(path)
+	if err != nil {
+		t.Fatal(err)
+	}
 	var out []T
-	sc := bufio.NewScanner(f)
+	sc := bufio.NewScanner(bytes.NewReader(data))
 	sc.Buffer(make([]byte, 1<<20), 64<<20)
 	for sc.Scan() {
 		var v T
@@ -69,25 +85,7 @@ func corpus(t testing.TB) []corpusEntry {
 }
 
 var qwen3JSON = sync.OnceValues(func() ([]byte, error) {
-	f, err := os.Open(filepath.Join("testdata", "qwen3", "tokenizer.json.gz"))
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	zr, err := gzip.NewReader(f)
-	if err != nil {
-		return nil, err
-	}
-	var buf []byte
-	tmp := make([]byte, 1<<20)
-	for {
-		n, err := zr.Read(tmp)
-		buf = append(buf, tmp[:n]...)
-		if err != nil {
-			break
-		}
-	}
-	return buf, nil
+	return readMaybeGzip(filepath.Join("testdata", "qwen3", "tokenizer.json.gz"))
 })
 
 var qwen3Tok = sync.OnceValues(func() (*Tokenizer, error) {
@@ -121,11 +119,21 @@ func variantJSON(t testing.TB, v variant) []byte {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return patchJSON(t, data, v.Patch)
+}
+
+// patchJSON replaces top-level keys of a tokenizer.json; the key
+// "added_tokens_append" appends to added_tokens instead.
+func patchJSON(t testing.TB, data []byte, patch map[string]json.RawMessage) []byte {
+	t.Helper()
+	if len(patch) == 0 {
+		return data
+	}
 	var doc map[string]json.RawMessage
 	if err := json.Unmarshal(data, &doc); err != nil {
 		t.Fatal(err)
 	}
-	for k, val := range v.Patch {
+	for k, val := range patch {
 		if k == "added_tokens_append" {
 			var base, extra []json.RawMessage
 			_ = json.Unmarshal(doc["added_tokens"], &base)
@@ -154,14 +162,7 @@ var variantsLoaded variantSet
 func loadVariants(t testing.TB) (map[string]*Tokenizer, []variant) {
 	t.Helper()
 	variantsOnce.Do(func() {
-		var vs []variant
-		b, err := os.ReadFile(filepath.Join("testdata", "variants.json"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := json.Unmarshal(b, &vs); err != nil {
-			t.Fatal(err)
-		}
+		vs := decodeJSONFile[[]variant](t, filepath.Join("testdata", "variants.json"))
 		toks := map[string]*Tokenizer{}
 		for _, v := range vs {
 			if v.Name == "qwen3" {

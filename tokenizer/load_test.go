@@ -8,6 +8,8 @@ import (
 	"testing"
 )
 
+const byteLevelJSON = `{"type": "ByteLevel", "add_prefix_space": false, "trim_offsets": false}`
+
 const tinyModel = `"model": {"type": "BPE", "vocab": {"a": 0, "b": 1, "ab": 2}, "merges": ["a b"]}`
 
 func TestLoadErrors(t *testing.T) {
@@ -25,11 +27,19 @@ func TestLoadErrors(t *testing.T) {
 		{"unk not in vocab", `{"model": {"type": "BPE", "unk_token": "<unk>", "vocab": {"a": 0}, "merges": []}}`, ErrBadInput},
 		{"huge id", `{"model": {"type": "BPE", "vocab": {"a": 4000000000}, "merges": []}}`, ErrTooLarge},
 		{"normalizer", `{"normalizer": {"type": "BertNormalizer"}, ` + tinyModel + `}`, ErrUnsupported},
-		{"pre_tokenizer", `{"pre_tokenizer": {"type": "Metaspace"}, ` + tinyModel + `}`, ErrUnsupported},
+		{"pre_tokenizer", `{"pre_tokenizer": {"type": "Whitespace"}, ` + tinyModel + `}`, ErrUnsupported},
+		{"metaspace without replacement", `{"pre_tokenizer": {"type": "Metaspace"}, ` + tinyModel + `}`, ErrBadInput},
 		{"split behavior", `{"pre_tokenizer": {"type": "Split", "pattern": {"String": " "}, "behavior": "Odd"}, ` + tinyModel + `}`, ErrUnsupported},
 		{"bad regex", `{"pre_tokenizer": {"type": "Split", "pattern": {"Regex": "("}, "behavior": "Isolated"}, ` + tinyModel + `}`, ErrUnsupported},
-		{"step after bytelevel", `{"pre_tokenizer": {"type": "Sequence", "pretokenizers": [{"type": "ByteLevel"}, {"type": "Split", "pattern": {"String": " "}, "behavior": "Isolated"}]}, ` + tinyModel + `}`, ErrUnsupported},
+		{"step after bytelevel", `{"pre_tokenizer": {"type": "Sequence", "pretokenizers": [{"type": "ByteLevel", "add_prefix_space": false, "trim_offsets": false}, {"type": "Split", "pattern": {"String": " "}, "behavior": "Isolated"}]}, ` + tinyModel + `}`, ErrUnsupported},
 		{"decoder", `{"decoder": {"type": "WordPiece"}, ` + tinyModel + `}`, ErrUnsupported},
+		{"decoder in a sequence", `{"decoder": {"type": "Sequence", "decoders": [{"type": "Fuse"}, {"type": "CTC"}]}, ` + tinyModel + `}`, ErrUnsupported},
+		{"decoder without type", `{"decoder": {"decoders": []}, ` + tinyModel + `}`, ErrUnsupported},
+		// Chains tokenizers runs but a stream cannot follow exactly.
+		{"byte fallback after fuse", `{"decoder": {"type": "Sequence", "decoders": [{"type": "Fuse"}, {"type": "ByteFallback"}]}, ` + tinyModel + `}`, ErrUnsupported},
+		{"regex replace after fuse", `{"decoder": {"type": "Sequence", "decoders": [{"type": "Fuse"}, {"type": "Replace", "pattern": {"Regex": "a+"}, "content": "b"}]}, ` + tinyModel + `}`, ErrUnsupported},
+		{"bytelevel after bytelevel", `{"decoder": {"type": "Sequence", "decoders": [` + byteLevelJSON + `, ` + byteLevelJSON + `]}, ` + tinyModel + `}`, ErrUnsupported},
+		{"empty replace", `{"decoder": {"type": "Replace", "pattern": {"String": ""}, "content": "b"}, ` + tinyModel + `}`, ErrUnsupported},
 		{"post", `{"post_processor": {"type": "Unknown"}, ` + tinyModel + `}`, ErrUnsupported},
 	} {
 		_, err := FromJSON([]byte(tc.json))

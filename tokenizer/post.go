@@ -57,6 +57,9 @@ func parsePostProcessor(raw json.RawMessage) (postProcessor, error) {
 	}
 	switch h.Type {
 	case "ByteLevel":
+		if err := checkByteLevel(raw); err != nil {
+			return nil, fmt.Errorf("post_processor %w", err)
+		}
 		return nil, nil
 	case "TemplateProcessing":
 		var t template

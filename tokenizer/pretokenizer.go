@@ -8,12 +8,20 @@ import (
 )
 
 // This file answers: how is a normalized piece of text split into words? As
-// tokenizers' pre-tokenizers Split, ByteLevel and Sequence do.
+// tokenizers' pre-tokenizers Split, ByteLevel, Metaspace and Sequence do.
+
+// piece is a piece of normalized text and whether it begins where the input
+// text begins (tokenizers' offsets_original().0 == 0, which Metaspace's
+// "first" scheme reads).
+type piece struct {
+	text    string
+	atStart bool
+}
 
 // preTokenizer appends the words of s to dst. Empty words are never
 // appended.
 type preTokenizer interface {
-	split(dst []string, s string) []string
+	split(dst []piece, s piece) []piece
 }
 
 // Split behaviours (tokenizers' SplitDelimiterBehavior).
@@ -52,7 +60,8 @@ func (p *splitPre) spans(dst []span, s string) []span {
 	return literalSpans(dst, p.literal, s)
 }
 
-func (p *splitPre) split(dst []string, s string) []string {
+func (p *splitPre) split(dst []piece, w piece) []piece {
+	s := w.text
 	spans := p.spans(make([]span, 0, 8), s)
 	if p.invert {
 		for i := range spans {
@@ -108,7 +117,7 @@ func (p *splitPre) split(dst []string, s string) []string {
 	}
 	for _, sp := range out {
 		if sp.end > sp.start {
-			dst = append(dst, s[sp.start:sp.end])
+			dst = append(dst, piece{s[sp.start:sp.end], w.atStart && sp.start == 0})
 		}
 	}
 	return dst
@@ -124,24 +133,26 @@ type byteLevelPre struct {
 	re             *splitPre // the GPT-2 split when use_regex
 }
 
-func (p *byteLevelPre) split(dst []string, s string) []string {
-	if s == "" {
+func (p *byteLevelPre) split(dst []piece, w piece) []piece {
+	if w.text == "" {
 		return dst
 	}
-	if p.addPrefixSpace && s[0] != ' ' {
-		s = " " + s
+	// A prepended space keeps the piece's place in the input, as
+	// NormalizedString::prepend does.
+	if p.addPrefixSpace && w.text[0] != ' ' {
+		w.text = " " + w.text
 	}
 	if p.re != nil {
-		return p.re.split(dst, s)
+		return p.re.split(dst, w)
 	}
-	return append(dst, s)
+	return append(dst, w)
 }
 
 type preSequence []preTokenizer
 
-func (q preSequence) split(dst []string, s string) []string {
-	cur := []string{s}
-	var next []string
+func (q preSequence) split(dst []piece, s piece) []piece {
+	cur := []piece{s}
+	var next []piece
 	for _, p := range q {
 		next = next[:0]
 		for _, w := range cur {
@@ -150,7 +161,7 @@ func (q preSequence) split(dst []string, s string) []string {
 		cur, next = next, cur
 	}
 	for _, w := range cur {
-		if w != "" {
+		if w.text != "" {
 			dst = append(dst, w)
 		}
 	}
@@ -184,6 +195,9 @@ func parsePreTokenizer(raw json.RawMessage) (p preTokenizer, byteLevel bool, err
 		}
 		return sp, false, nil
 	case "ByteLevel":
+		if err := checkByteLevel(raw); err != nil {
+			return nil, false, fmt.Errorf("pre_tokenizer %w", err)
+		}
 		b := &byteLevelPre{addPrefixSpace: h.AddPrefixSpace}
 		if h.UseRegex == nil || *h.UseRegex {
 			re, err := compileRegex(gpt2Pattern)
@@ -193,6 +207,12 @@ func parsePreTokenizer(raw json.RawMessage) (p preTokenizer, byteLevel bool, err
 			b.re = &splitPre{re: re, behavior: behIsolated}
 		}
 		return b, true, nil
+	case "Metaspace":
+		m, err := parseMetaspace(raw)
+		if err != nil {
+			return nil, false, fmt.Errorf("pre_tokenizer %w", err)
+		}
+		return m, false, nil
 	case "Sequence":
 		var q preSequence
 		for i, r := range h.Pretokenizers {
@@ -214,6 +234,22 @@ func parsePreTokenizer(raw json.RawMessage) (p preTokenizer, byteLevel bool, err
 		return q, byteLevel, nil
 	}
 	return nil, false, fmt.Errorf("pre_tokenizer %q: %w", h.Type, ErrUnsupported)
+}
+
+// checkByteLevel refuses a ByteLevel step without add_prefix_space or
+// trim_offsets, as tokenizers does (only use_regex has a default).
+func checkByteLevel(raw json.RawMessage) error {
+	var h struct {
+		AddPrefixSpace *bool `json:"add_prefix_space"`
+		TrimOffsets    *bool `json:"trim_offsets"`
+	}
+	if err := json.Unmarshal(raw, &h); err != nil {
+		return fmt.Errorf("ByteLevel: %w: %v", ErrBadInput, err)
+	}
+	if h.AddPrefixSpace == nil || h.TrimOffsets == nil {
+		return fmt.Errorf("ByteLevel: %w: add_prefix_space and trim_offsets are required", ErrBadInput)
+	}
+	return nil
 }
 
 func newSplit(pattern json.RawMessage, behavior string, invert bool) (*splitPre, error) {

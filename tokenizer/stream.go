@@ -10,14 +10,20 @@ package tokenizer
 type Stream struct {
 	t       *Tokenizer
 	skip    bool
-	pending []byte
-	started bool
+	pending []byte // a lone ByteLevel decoder: bytes of an unfinished character
+	started bool   // no decoder: a token was emitted
 	out     []byte
+	stages  []stage  // any other decoder
+	a, b    []string // scratch lists of the stages
 }
 
 // NewStream returns an incremental decoder.
 func (t *Tokenizer) NewStream(skipSpecial bool) *Stream {
-	return &Stream{t: t, skip: skipSpecial}
+	s := &Stream{t: t, skip: skipSpecial}
+	if t.dec != nil {
+		s.stages = t.dec.newStages()
+	}
+	return s
 }
 
 // Add decodes one more id and returns the text that became final.
@@ -25,6 +31,10 @@ func (s *Stream) Add(id uint32) string {
 	t := s.t
 	if !t.keep(id, s.skip) {
 		return ""
+	}
+	if s.stages != nil {
+		s.out = runStages(s.out[:0], s.stages, t.byID[id], false, &s.a, &s.b)
+		return string(s.out)
 	}
 	if !t.byteLevel {
 		sep := ""
@@ -46,6 +56,10 @@ func (s *Stream) Add(id uint32) string {
 // unfinished UTF-8 sequence) and empties the stream's buffer. Adding more
 // ids after Flush continues as a new text would.
 func (s *Stream) Flush() string {
+	if s.stages != nil {
+		s.out = runStages(s.out[:0], s.stages, "", true, &s.a, &s.b)
+		return string(s.out)
+	}
 	if len(s.pending) == 0 {
 		return ""
 	}
@@ -54,5 +68,12 @@ func (s *Stream) Flush() string {
 	return string(out)
 }
 
-// Pending reports whether bytes are held back.
-func (s *Stream) Pending() bool { return len(s.pending) > 0 }
+// Pending reports whether text is held back.
+func (s *Stream) Pending() bool {
+	for _, st := range s.stages {
+		if st.holding() {
+			return true
+		}
+	}
+	return len(s.pending) > 0
+}

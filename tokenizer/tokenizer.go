@@ -25,9 +25,10 @@ type Tokenizer struct {
 	has        []bool
 	special    []bool // skipped by skip_special_tokens
 	vocabSize  int
-	byteLevel  bool   // decoder is ByteLevel (else: tokens joined by a space)
-	decOff     []int  // decoded bytes of id i: decBytes[decOff[i]:decOff[i+1]]
-	decBytes   []byte //
+	byteLevel  bool     // decoder is a lone ByteLevel, run on decBytes
+	dec        *decoder // any other decoder (neither: tokens joined by a space)
+	decOff     []int    // byteLevel: decoded bytes of id i are decBytes[decOff[i]:decOff[i+1]]
+	decBytes   []byte   //
 	specialIDs []uint32
 }
 
@@ -75,7 +76,7 @@ func build(f *fileJSON, merges [][2]string, opts Options) (*Tokenizer, error) {
 	if t.post, err = parsePostProcessor(f.PostProcessor); err != nil {
 		return nil, err
 	}
-	if t.byteLevel, err = parseDecoder(f.Decoder); err != nil {
+	if t.byteLevel, t.dec, err = parseDecoder(f.Decoder); err != nil {
 		return nil, err
 	}
 	cache := opts.CacheEntries
@@ -83,29 +84,44 @@ func build(f *fileJSON, merges [][2]string, opts Options) (*Tokenizer, error) {
 		return nil, err
 	}
 
-	// Ids: the model's, then the added tokens'. As tokenizers does when it
-	// reads the file, an added token whose text is already known keeps that
-	// id, and a new one gets the next id after the model's vocabulary (the
-	// "id" written in the file is not used). A later entry with the same
-	// text replaces the earlier one's flags.
-	n := 0
+	if err := t.addTokens(f); err != nil {
+		return nil, err
+	}
+	if t.byteLevel {
+		t.decOff, t.decBytes = byteLevelBytes(t.byID, t.has, t.model.table)
+	}
+	return t, nil
+}
+
+// addedSet is the added tokens of a file with their ids.
+type addedSet struct {
+	byID    map[uint32]*addedToken
+	order   []uint32 // ids, each once, in the file's order
+	special map[string]bool
+	n       int // one more than the largest id, the model's included
+}
+
+// assignAdded gives the added tokens their ids, as tokenizers does when it
+// reads the file: an added token whose text is already known keeps that
+// id, and a new one gets the next id after the model's vocabulary (the
+// "id" written in the file is not used). A later entry with the same text
+// replaces the earlier one's flags. added receives content → id.
+func assignAdded(f *fileJSON, added map[string]uint32) (*addedSet, error) {
+	s := &addedSet{byID: map[uint32]*addedToken{}, special: map[string]bool{}}
 	for tok, id := range f.Model.Vocab {
 		if id >= maxID {
 			return nil, fmt.Errorf("model: %w: token %q has id %d", ErrTooLarge, tok, id)
 		}
-		n = max(n, int(id)+1)
+		s.n = max(s.n, int(id)+1)
 	}
 	nextID := uint32(len(f.Model.Vocab))
-	byID := map[uint32]*addedToken{}
-	var order []uint32
-	specialSet := map[string]bool{}
 	for _, a := range f.AddedTokens {
 		if a.Content == "" {
 			continue
 		}
 		at := &addedToken{content: a.Content, singleWord: a.SingleWord, lstrip: a.LStrip,
 			rstrip: a.RStrip, normalized: a.Normalized, special: a.Special}
-		if id, ok := t.added[a.Content]; ok {
+		if id, ok := added[a.Content]; ok {
 			at.id = id
 		} else if id, ok := f.Model.Vocab[a.Content]; ok {
 			at.id = id
@@ -116,27 +132,37 @@ func build(f *fileJSON, merges [][2]string, opts Options) (*Tokenizer, error) {
 		if at.id >= maxID {
 			return nil, fmt.Errorf("added token %q: %w: id %d", a.Content, ErrTooLarge, at.id)
 		}
-		n = max(n, int(at.id)+1)
-		t.added[a.Content] = at.id
-		if _, seen := byID[at.id]; !seen {
-			order = append(order, at.id)
+		s.n = max(s.n, int(at.id)+1)
+		added[a.Content] = at.id
+		if _, seen := s.byID[at.id]; !seen {
+			s.order = append(s.order, at.id)
 		}
-		byID[at.id] = at
+		s.byID[at.id] = at
 		if at.special {
-			specialSet[at.content] = true
+			s.special[at.content] = true
 		}
 	}
+	return s, nil
+}
+
+// addTokens fills the id tables (the model's ids, then the added tokens')
+// and the added-token matchers.
+func (t *Tokenizer) addTokens(f *fileJSON) error {
+	s, err := assignAdded(f, t.added)
+	if err != nil {
+		return err
+	}
 	var raw, norm []*addedToken
-	for _, id := range order {
-		if at := byID[id]; at.normalized {
+	for _, id := range s.order {
+		if at := s.byID[id]; at.normalized {
 			norm = append(norm, at)
 		} else {
 			raw = append(raw, at)
 		}
 	}
-	t.byID = make([]string, n)
-	t.has = make([]bool, n)
-	t.special = make([]bool, n)
+	t.byID = make([]string, s.n)
+	t.has = make([]bool, s.n)
+	t.special = make([]bool, s.n)
 	for tok, id := range f.Model.Vocab {
 		t.byID[id], t.has[id] = tok, true
 	}
@@ -144,8 +170,8 @@ func build(f *fileJSON, merges [][2]string, opts Options) (*Tokenizer, error) {
 	// is matched after normalization; skip_special_tokens compares that text
 	// with the special tokens' texts (tokenizers' simple_id_to_token and
 	// is_special_token).
-	for _, id := range order {
-		at := byID[id]
+	for _, id := range s.order {
+		at := s.byID[id]
 		text := at.content
 		if at.normalized && t.norm != nil {
 			text = t.norm.normalize(text)
@@ -155,7 +181,7 @@ func build(f *fileJSON, merges [][2]string, opts Options) (*Tokenizer, error) {
 	for id := range t.byID {
 		if t.has[id] {
 			t.vocabSize++
-			if specialSet[t.byID[id]] {
+			if s.special[t.byID[id]] {
 				t.special[id] = true
 				t.specialIDs = append(t.specialIDs, uint32(id))
 			}
@@ -163,22 +189,21 @@ func build(f *fileJSON, merges [][2]string, opts Options) (*Tokenizer, error) {
 	}
 	t.addedRaw = newMatcher(contents(raw, nil), raw)
 	t.addedNorm = newMatcher(contents(norm, t.norm), norm)
+	return nil
+}
 
-	// Decoded bytes of every id.
-	t.decOff = make([]int, n+1)
-	for id := range t.byID {
-		t.decOff[id] = len(t.decBytes)
-		if !t.has[id] {
-			continue
-		}
-		if t.byteLevel {
-			t.decBytes = append(t.decBytes, t.model.table.decodeToken(t.byID[id])...)
-		} else {
-			t.decBytes = append(t.decBytes, t.byID[id]...)
+// byteLevelBytes returns the decoded bytes of every id of a lone ByteLevel
+// decoder: those of id i are bytes[off[i]:off[i+1]].
+func byteLevelBytes(byID []string, has []bool, table *byteLevelTable) (off []int, bytes []byte) {
+	off = make([]int, len(byID)+1)
+	for id := range byID {
+		off[id] = len(bytes)
+		if has[id] {
+			bytes = append(bytes, table.decodeToken(byID[id])...)
 		}
 	}
-	t.decOff[n] = len(t.decBytes)
-	return t, nil
+	off[len(byID)] = len(bytes)
+	return off, bytes
 }
 
 // contents returns the texts to match for the added tokens, normalized by n
@@ -222,22 +247,6 @@ func fastScanner(p preTokenizer) *wordScanner {
 	return sp.scanner
 }
 
-func parseDecoder(raw json.RawMessage) (byteLevel bool, err error) {
-	if isNull(raw) {
-		return false, nil
-	}
-	var h struct {
-		Type string `json:"type"`
-	}
-	if err := json.Unmarshal(raw, &h); err != nil {
-		return false, fmt.Errorf("decoder: %w: %v", ErrBadInput, err)
-	}
-	if h.Type == "ByteLevel" {
-		return true, nil
-	}
-	return false, fmt.Errorf("decoder %q: %w", h.Type, ErrUnsupported)
-}
-
 // EncodeOptions modify Encode. The zero value is tokenizers' default.
 type EncodeOptions struct {
 	// NoSpecialTokens skips the post-processor (tokenizers'
@@ -265,7 +274,7 @@ func (t *Tokenizer) EncodeWith(text string, o EncodeOptions) []uint32 {
 func (t *Tokenizer) AppendEncode(dst []uint32, text string) []uint32 {
 	text = lossyString(text)
 	var buf [16]segment
-	for _, sg := range t.addedRaw.split(buf[:0], text) {
+	for i, sg := range t.addedRaw.split(buf[:0], text) {
 		if sg.tok != nil {
 			dst = append(dst, sg.tok.id)
 			continue
@@ -277,24 +286,26 @@ func (t *Tokenizer) AppendEncode(dst []uint32, text string) []uint32 {
 		if t.norm != nil {
 			s = t.norm.normalize(s)
 		}
+		// Only the first piece can begin where the text begins.
 		if t.addedNorm.empty() {
-			dst = t.words(dst, s)
+			dst = t.words(dst, s, i == 0)
 			continue
 		}
 		var buf2 [16]segment
-		for _, sg2 := range t.addedNorm.split(buf2[:0], s) {
+		for j, sg2 := range t.addedNorm.split(buf2[:0], s) {
 			if sg2.tok != nil {
 				dst = append(dst, sg2.tok.id)
 			} else {
-				dst = t.words(dst, sg2.text)
+				dst = t.words(dst, sg2.text, i == 0 && j == 0)
 			}
 		}
 	}
 	return dst
 }
 
-// words pre-tokenizes one normalized piece and runs the model on each word.
-func (t *Tokenizer) words(dst []uint32, s string) []uint32 {
+// words pre-tokenizes one normalized piece and runs the model on each word;
+// atStart reports whether the piece begins where the input text begins.
+func (t *Tokenizer) words(dst []uint32, s string, atStart bool) []uint32 {
 	if s == "" {
 		return dst
 	}
@@ -306,8 +317,8 @@ func (t *Tokenizer) words(dst []uint32, s string) []uint32 {
 			i = j
 		}
 	case t.pre != nil:
-		for _, w := range t.pre.split(make([]string, 0, 8), s) {
-			dst = t.model.encodeWord(dst, w)
+		for _, w := range t.pre.split(make([]piece, 0, 8), piece{s, atStart}) {
+			dst = t.model.encodeWord(dst, w.text)
 		}
 	default:
 		dst = t.model.encodeWord(dst, s)
@@ -320,11 +331,14 @@ func (t *Tokenizer) words(dst []uint32, s string) []uint32 {
 // added tokens when skipSpecial is set.
 func (t *Tokenizer) Decode(ids []uint32, skipSpecial bool) string {
 	if !t.byteLevel {
-		var parts []string
+		parts := make([]string, 0, len(ids))
 		for _, id := range ids {
 			if t.keep(id, skipSpecial) {
 				parts = append(parts, t.byID[id])
 			}
+		}
+		if t.dec != nil {
+			return t.dec.decode(parts)
 		}
 		return strings.Join(parts, " ")
 	}

@@ -3,18 +3,9 @@
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { dirname, join } from 'node:path';
+import { rng } from './tokenizer_lib.mjs';
 
 const out = join(dirname(fileURLToPath(import.meta.url)), '../../tokenizer/testdata/corpus.jsonl');
-
-// Deterministic pseudo-random generator (mulberry32) so the corpus never changes.
-function rng(seed) {
-  return () => {
-    seed |= 0; seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const specials = ['<|endoftext|>', '<|im_start|>', '<|im_end|>', '<|object_ref_start|>', '<|object_ref_end|>',
   '<|box_start|>', '<|box_end|>', '<|quad_start|>', '<|quad_end|>', '<|vision_start|>', '<|vision_end|>',
@@ -172,3 +163,135 @@ writeFileSync(join(dirname(out), 'variants.json'), JSON.stringify(variants, null
 
 writeFileSync(out, c.map((e) => JSON.stringify(e)).join('\n') + '\n');
 console.error(`wrote ${c.length} texts to ${out}`);
+
+// SentencePiece-style tokenizers (Gemma 3, Llama 2, Mistral) turn spaces into "▁", may prepend
+// one, fall back to byte tokens for characters outside the vocabulary and have added tokens
+// for whitespace runs and markup: texts aimed at those rules. They go to corpus_models.jsonl,
+// which the fixture-model goldens (scripts/golden/tokenizer_models.mjs) use beside corpus.jsonl.
+const m = [];
+const addM = (name, text) => m.push({ name, text });
+addM('sp_spaces', 'a b  c   d    e     f      g');
+addM('sp_leading_spaces', '   leading three');
+addM('sp_leading_one', ' one leading');
+addM('sp_trailing_spaces', 'trailing three   ');
+addM('sp_only_spaces', '      ');
+addM('sp_one_space', ' ');
+addM('sp_tabs', '\tone\t\ttwo\t\t\tthree\t');
+addM('sp_tab_runs', '\t'.repeat(40) + 'x' + '\t'.repeat(3));
+addM('sp_newline_runs', 'a\n\nb\n\n\nc' + '\n'.repeat(45) + 'd');
+addM('sp_newlines_spaces', 'line one  \n  line two \n\n \n   line three\r\n\r\n');
+addM('sp_spaces_long', 'x' + ' '.repeat(70) + 'y');
+addM('sp_nbsp', 'no\u00a0break\u3000ideographic\u2003em \u00a0 mixed');
+addM('sp_emoji_zwj', '👨‍👩‍👧‍👦 🏳️‍🌈 🧑🏽‍💻 👩🏿‍🦱 🫠🪿🫎 ❤️‍🔥 🇺🇳 🏴󠁧󠁢󠁳󠁣󠁴󠁿');
+addM('sp_cjk', '日本語のテキストと中文文本，以及한국어 텍스트。「引用」『二重』〜ー');
+addM('sp_combining', 'e\u0301 o\u0308\u0304 a\u0323\u0302 \u1100\u1161\u11a8 Z\u0351\u0352\u0353 ज़ क़');
+addM('sp_byte_fallback', 'rare: 𓀀𓁐 𐍈𐌰 ꙮ \ue000\uf8ff \u{10ffff} \u{e0041} \u2e3b ⸻ 𝕏 ߷ ᚠᛇᚻ');
+addM('sp_euro', '€ 5€ €uro £¥₩₿ ₹');
+addM('sp_literal_metaspace', '▁ ▁▁x a▁b ▁leading trailing▁ ▁▁▁▁▁▁▁▁▁▁▁▁▁▁▁▁▁▁▁▁▁▁▁▁▁▁▁▁▁▁▁▁▁▁▁▁ end');
+addM('sp_metaspace_and_space', ' ▁ ▁ ▁');
+addM('sp_byte_token_text', '<0x41> <0xE2><0x82><0xAC> <0xZZ> <0x+F> <0x0A>');
+addM('sp_gemma_turns', '<start_of_turn>user\nDescribe <start_of_image> please.<end_of_turn>\n<start_of_turn>model\nIt is a cat.<end_of_turn>\n');
+addM('sp_gemma_specials', '<bos><bos>x<eos> <pad>y<unk> <mask>[multimodal]<image_soft_token><image_soft_token> <end_of_image>\n\n');
+addM('sp_gemma_markup', '<table><tr><td>1</td><td> 2 </td></tr></table><h1>T</h1><strong>b</strong><s>x</s><code>y</code>');
+addM('sp_gemma_unused', '<unused0><unused6241> <unused99>text<unused100 <unused>');
+addM('sp_llama_inst', '<s>[INST] What is in this image? [/INST] A dog.</s><s>[INST] And now? [/INST]');
+addM('sp_llama_user', 'USER: <image>\nWhat is shown here? ASSISTANT: A cat.</s>USER: <image> <image>\nCompare. ASSISTANT:');
+addM('sp_around_specials', ' <s> x </s> y<s>z</s>  <pad><unk><image>  <image> <pad>');
+addM('sp_special_then_space', '<s> Hello<s>  Two<s>\nNewline<start_of_turn> x<end_of_turn>  y');
+addM('sp_digits', '12345 6.78 9,012 0x1F 3e8 ¾ ٣');
+addM('sp_punct', '...!!!???---***///\\\\|||~~~``` “quotes” ‘single’ «guillemets» —dash– …');
+addM('sp_code', 'def f(x):\n    return x  # two spaces\n\tif x:\n\t\tpass\n');
+addM('sp_long_word', 'word '.repeat(300) + 'end');
+addM('sp_long_nospace', 'abcdefghij'.repeat(120));
+addM('sp_mixed_long', ('Gemma 3 handles 日本語, emoji 👍🏽 and  double  spaces.\n').repeat(25));
+addM('sp_crlf_tabs', 'a\r\n\tb\r\r\n\t\t c \t \n');
+addM('sp_control', 'a\u0000b\u0001c\u001fd\u007fe\u0085f\u200bg\u200dh\ufeffi');
+
+writeFileSync(join(dirname(out), 'corpus_models.jsonl'), m.map((e) => JSON.stringify(e)).join('\n') + '\n');
+console.error(`wrote ${m.length} texts to corpus_models.jsonl`);
+
+// Fixture-model variants: a fixture's tokenizer.json ("base": a folder of testdata/models, or
+// "qwen3" for tokenizer/testdata/qwen3) with top-level keys replaced. They cover the Metaspace
+// pre-tokenizer forms of other Llama/Mistral exports, added-token flags with a Prepend
+// normalizer, and decoder chains beyond the fixtures' own.
+const ms = (o) => ({ type: 'Metaspace', replacement: '\u2581', ...o });
+const rep = (from, to) => ({ type: 'Replace', pattern: { String: from }, content: to });
+const spDecoder = (strip) => ({ type: 'Sequence', decoders: [rep('\u2581', ' '), { type: 'ByteFallback' }, { type: 'Fuse' },
+  ...(strip ? [{ type: 'Strip', content: ' ', start: strip[0], stop: strip[1] }] : [])] });
+const modelVariants = [
+  { name: 'gemma3', base: 'gemma3', patch: {} },
+  { name: 'llava-1.5', base: 'llava-1.5', patch: {} },
+  { name: 'llava-next', base: 'llava-next', patch: {} },
+  { name: 'internvl3', base: 'internvl3', patch: {} },
+  { name: 'glm-4.1v', base: 'glm-4.1v', patch: {} },
+  { name: 'llama_metaspace_first', base: 'llava-1.5', patch: {
+    normalizer: null, pre_tokenizer: ms({ prepend_scheme: 'first', split: false }) } },
+  { name: 'llama_metaspace_always_split', base: 'llava-1.5', patch: {
+    normalizer: null, pre_tokenizer: ms({ prepend_scheme: 'always', split: true }),
+    decoder: ms({ prepend_scheme: 'always', split: true }) } },
+  { name: 'llama_metaspace_first_split', base: 'llava-1.5', patch: {
+    normalizer: null, pre_tokenizer: ms({ prepend_scheme: 'first', split: true }),
+    decoder: ms({ prepend_scheme: 'first', split: true }) } },
+  { name: 'mistral_metaspace_never', base: 'llava-next', patch: {
+    normalizer: null, pre_tokenizer: ms({ prepend_scheme: 'never', split: false }),
+    decoder: ms({ prepend_scheme: 'never', split: false }) } },
+  { name: 'mistral_metaspace_legacy', base: 'llava-next', patch: {
+    normalizer: null, pre_tokenizer: ms({ add_prefix_space: true, str_rep: '\u2581' }),
+    decoder: ms({ add_prefix_space: true, str_rep: '\u2581' }) } },
+  { name: 'llama_added_flags', base: 'llava-1.5', patch: {
+    added_tokens_append: [
+      extra(32002, '<mask>', { lstrip: true, special: true }),
+      extra(32003, '[SEP]', { rstrip: true, special: true }),
+      extra(32004, 'fox', { single_word: true }),
+      extra(32005, 'é', {}),
+      extra(32006, 'hello world', { normalized: true }),
+      extra(32007, 'AB', { normalized: true, special: true }),
+      extra(32008, ' brown', { normalized: true, lstrip: true, rstrip: true }),
+    ] } },
+  { name: 'gemma3_metaspace_split', base: 'gemma3', patch: {
+    normalizer: null, pre_tokenizer: ms({ prepend_scheme: 'never', split: true }),
+    decoder: ms({ prepend_scheme: 'never', split: true }) } },
+  { name: 'dec_strip_both', base: 'llava-1.5', patch: { decoder: spDecoder([2, 1]) } },
+  { name: 'dec_fuse_first', base: 'llava-1.5', patch: { decoder: { type: 'Sequence', decoders: [
+    { type: 'ByteFallback' }, { type: 'Fuse' }, rep('\u2581\u2581', '=='), rep('\u2581', ' '),
+    { type: 'Strip', content: ' ', start: 1, stop: 0 }] } } },
+  { name: 'dec_metaspace_fused', base: 'llava-1.5', patch: { decoder: { type: 'Sequence', decoders: [
+    { type: 'ByteFallback' }, { type: 'Fuse' }, ms({ prepend_scheme: 'first', split: false })] } } },
+  { name: 'dec_bytefallback_metaspace', base: 'llava-next', patch: { decoder: { type: 'Sequence', decoders: [
+    { type: 'ByteFallback' }, ms({ prepend_scheme: 'always', split: true })] } } },
+  { name: 'dec_regex_replace', base: 'llava-1.5', patch: { decoder: { type: 'Sequence', decoders: [
+    { type: 'Replace', pattern: { Regex: '\u2581+' }, content: ' ' }, { type: 'ByteFallback' }, { type: 'Fuse' }] } } },
+  { name: 'dec_bytelevel_sequence', base: 'qwen3', patch: { decoder: { type: 'Sequence', decoders: [
+    { type: 'ByteLevel', add_prefix_space: true, trim_offsets: true, use_regex: true }] } } },
+  { name: 'dec_bytelevel_mixed', base: 'qwen3', patch: { decoder: { type: 'Sequence', decoders: [
+    rep('\u0120\u0120', '\u0120'), { type: 'ByteLevel', add_prefix_space: false, trim_offsets: false, use_regex: false }, { type: 'Strip', content: ' ', start: 1, stop: 0 },
+    rep('\n', '\\n')] } } },
+];
+writeFileSync(join(dirname(out), 'model_variants.json'), JSON.stringify(modelVariants, null, 1) + '\n');
+
+// Files that tokenizers may refuse to load: the goldens record whether it does, and the Go
+// loader must agree (refusing with ErrBadInput).
+const strip = (o) => ({ type: 'Strip', content: ' ', start: 1, stop: 0, ...o });
+const loadCases = [
+  { name: 'metaspace_no_prefix_default_scheme', patch: { pre_tokenizer: ms({ add_prefix_space: false }) } },
+  { name: 'metaspace_no_prefix_never', patch: { pre_tokenizer: ms({ add_prefix_space: false, prepend_scheme: 'never' }) } },
+  { name: 'metaspace_no_prefix_first', patch: { pre_tokenizer: ms({ add_prefix_space: false, prepend_scheme: 'first' }) } },
+  { name: 'metaspace_prefix_never', patch: { pre_tokenizer: ms({ add_prefix_space: true, prepend_scheme: 'never' }) } },
+  { name: 'metaspace_bad_scheme', patch: { pre_tokenizer: ms({ prepend_scheme: 'sometimes' }) } },
+  { name: 'metaspace_no_replacement', patch: { pre_tokenizer: { type: 'Metaspace', prepend_scheme: 'always' } } },
+  { name: 'metaspace_two_chars', patch: { pre_tokenizer: ms({ replacement: '\u2581\u2581' }) } },
+  { name: 'metaspace_decoder_minimal', patch: { decoder: ms({}) } },
+  { name: 'strip_no_stop', patch: { decoder: { type: 'Strip', content: ' ', start: 1 } } },
+  { name: 'strip_two_chars', patch: { decoder: strip({ content: 'ab' }) } },
+  { name: 'strip_negative', patch: { decoder: strip({ start: -1 }) } },
+  { name: 'replace_no_content', patch: { decoder: { type: 'Replace', pattern: { String: 'x' } } } },
+  { name: 'replace_no_pattern', patch: { decoder: { type: 'Replace', content: 'x' } } },
+  { name: 'bytelevel_decoder_bare', patch: { decoder: { type: 'ByteLevel' } } },
+  { name: 'bytelevel_decoder_no_trim', patch: { decoder: { type: 'ByteLevel', add_prefix_space: false } } },
+  { name: 'bytelevel_decoder_full', patch: { decoder: byteLevel({}) } },
+  { name: 'bytelevel_pre_bare', patch: { pre_tokenizer: { type: 'ByteLevel' } } },
+  { name: 'sequence_no_decoders', patch: { decoder: { type: 'Sequence' } } },
+  { name: 'sequence_empty', patch: { decoder: { type: 'Sequence', decoders: [] } } },
+  { name: 'fuse_only', patch: { decoder: { type: 'Fuse' } } },
+];
+writeFileSync(join(dirname(out), 'model_load_cases.json'), JSON.stringify(loadCases, null, 1) + '\n');

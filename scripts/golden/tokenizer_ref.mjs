@@ -10,6 +10,7 @@ import { gunzipSync } from 'node:zlib';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { dirname, join } from 'node:path';
+import { patched, rng } from './tokenizer_lib.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const require = createRequire(join(here, 'package.json'));
@@ -21,23 +22,7 @@ const variants = JSON.parse(readFileSync(join(td, 'variants.json'), 'utf8'));
 const qwen3 = JSON.parse(gunzipSync(readFileSync(join(td, 'qwen3', 'tokenizer.json.gz'))).toString('utf8'));
 
 function build(v) {
-  if (v.base === null) return v.patch;
-  const t = structuredClone(qwen3);
-  for (const [k, val] of Object.entries(v.patch)) {
-    if (k === 'added_tokens_append') t.added_tokens.push(...val);
-    else t[k] = val;
-  }
-  return t;
-}
-
-// Deterministic pseudo-random generator (mulberry32).
-function rng(seed) {
-  return () => {
-    seed |= 0; seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  return v.base === null ? v.patch : patched(qwen3, v.patch);
 }
 
 // The GPT-2 byte-to-character table, to name the token of a single byte.
