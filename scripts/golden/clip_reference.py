@@ -20,12 +20,10 @@ by vLLM's media loader (reference_preprocess.load_image):
 
 Run with Debian's /usr/bin/python3 (Pillow 9.4.0, NumPy 1.24.2):
 
-    clip_reference.py --model DIR [--hash] FILE...
+    clip_reference.py [--model DIR] [--hash] FILE...
     clip_reference.py --write-golden vision/clip/testdata/golden.json
 """
 
-import argparse
-import json
 import os
 import sys
 
@@ -35,11 +33,6 @@ from PIL import Image
 import hf_pil as H
 
 MODEL_DIR = os.path.join(H.ROOT, "vision", "clip", "testdata", "llava-1.5")
-
-
-def read_json(model_dir, name):
-    p = os.path.join(model_dir, name)
-    return json.load(open(p)) if os.path.exists(p) else {}
 
 
 def image_config(pp):
@@ -61,9 +54,9 @@ def image_config(pp):
 
 def prompt_config(model_dir):
     """LlavaProcessor settings of a model folder."""
-    pc = read_json(model_dir, "processor_config.json")
-    tc = read_json(model_dir, "tokenizer_config.json")
-    mc = read_json(model_dir, "config.json")
+    pc = H.read_json(model_dir, "processor_config.json")
+    tc = H.read_json(model_dir, "tokenizer_config.json")
+    mc = H.read_json(model_dir, "config.json")
     return {
         "patch_size": pc.get("patch_size") or mc.get("vision_config", {}).get("patch_size"),
         "strategy": pc.get("vision_feature_select_strategy") or mc.get("vision_feature_select_strategy") or "default",
@@ -73,7 +66,7 @@ def prompt_config(model_dir):
 
 
 def load_config(model_dir, overrides=None):
-    pp = read_json(model_dir, "preprocessor_config.json")
+    pp = H.read_json(model_dir, "preprocessor_config.json")
     pp.update(overrides or {})
     cfg = image_config(pp)
     cfg.update(prompt_config(model_dir))
@@ -108,14 +101,9 @@ def preprocess(rgb, cfg):
     return pv, image_tokens(cfg, pv.shape[-2], pv.shape[-1])
 
 
-def case(rgb, cfg, variant, halves=False):
+def result(rgb, cfg):
     pv, n = preprocess(rgb, cfg)
-    c = {"variant": variant, "shape": list(pv.shape), "tokens": n, "sha256": H.sha256_f32(pv),
-         "text_sha256": H.sha256_text(cfg["image_token"] * n)}
-    if halves:
-        c["sha256_bfloat16"] = H.sha256_bf16(pv)
-        c["sha256_float16"] = H.sha256_f16(pv)
-    return c
+    return pv, {"tokens": n}, cfg["image_token"] * n
 
 
 VARIANTS = {
@@ -132,65 +120,8 @@ SYNTH = [(1, 1), (1, 3), (3, 1), (336, 336), (337, 336), (336, 337), (500, 336),
 
 def write_golden(out):
     cfgs = {k: load_config(MODEL_DIR, v) for k, v in VARIANTS.items()}
-    files = []
-    for rel in H.corpus_files():
-        entry = {"file": rel}
-        try:
-            im = H.load_image(os.path.join(H.ROOT, rel))
-        except H.PreprocessError as e:
-            entry["error"] = e.kind
-            files.append(entry)
-            continue
-        entry["width"], entry["height"] = im.size
-        entry["decoded_sha256"] = H.sha256_u8(np.asarray(im))
-        entry["cases"] = [case(im, cfgs[v], v) for v in VARIANTS]
-        files.append(entry)
-        print(rel, file=sys.stderr)
-    synth = []
-    for i, (w, h) in enumerate(SYNTH):
-        rgb = H.synth(w, h, i)
-        synth.append({"width": w, "height": h, "seed": i,
-                      "cases": [case(rgb, cfgs[v], v, halves=True) for v in VARIANTS]})
-    doc = {
-        "generator": "scripts/golden/clip_reference.py",
-        "description": "LLaVA-1.5 (CLIP) pixel_values (float32 little-endian C order) sha256, shape, tokens and "
-                       "the sha256 of the prompt text one <image> becomes, per corpus file and per synthesized "
-                       "image (synthImage formula), for each config variant (overrides of "
-                       "testdata/llava-1.5/preprocessor_config.json).",
-        "versions": H.versions(),
-        "variants": VARIANTS,
-        "files": files,
-        "synth": synth,
-    }
-    H.dump(doc, out)
-
-
-def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--model", default=MODEL_DIR)
-    ap.add_argument("--hash", action="store_true")
-    ap.add_argument("--write-golden", metavar="OUT")
-    ap.add_argument("files", nargs="*")
-    a = ap.parse_args(argv)
-    if a.write_golden:
-        write_golden(a.write_golden)
-        return 0
-    cfg = load_config(a.model)
-    status = 0
-    for f in a.files:
-        try:
-            im = H.load_image(f)
-        except H.PreprocessError as e:
-            print(json.dumps({"file": f, "error": str(e)}))
-            status = 1
-            continue
-        pv, n = preprocess(im, cfg)
-        out = {"file": f, "shape": list(pv.shape), "tokens": n}
-        if a.hash:
-            out["sha256"] = H.sha256_f32(pv)
-        print(json.dumps(out), flush=True)
-    return status
+    H.write_golden(out, "clip", result, cfgs, VARIANTS, SYNTH)
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(H.cli(sys.argv[1:], __doc__, MODEL_DIR, load_config, result, write_golden))

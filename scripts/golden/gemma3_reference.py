@@ -21,12 +21,10 @@ media loader (reference_preprocess.load_image):
 
 Run with Debian's /usr/bin/python3 (Pillow 9.4.0, NumPy 1.24.2):
 
-    gemma3_reference.py --model DIR [--pan-and-scan] [--hash] FILE...
+    gemma3_reference.py [--model DIR] [--pan-and-scan] [--hash] FILE...
     gemma3_reference.py --write-golden vision/gemma3/testdata/golden.json
 """
 
-import argparse
-import json
 import math
 import os
 import sys
@@ -42,13 +40,10 @@ MODEL_DIR = os.path.join(H.ROOT, "vision", "gemma3", "testdata", "gemma3")
 def load_config(model_dir, overrides=None):
     """The resolved processor settings of a model folder, with overrides
     applied to preprocessor_config.json's values first."""
-    def read(name):
-        p = os.path.join(model_dir, name)
-        return json.load(open(p)) if os.path.exists(p) else {}
-    pp = read("preprocessor_config.json")
+    pp = H.read_json(model_dir, "preprocessor_config.json")
     pp.update(overrides or {})
-    pc = read("processor_config.json")
-    tc = read("tokenizer_config.json")
+    pc = H.read_json(model_dir, "processor_config.json")
+    tc = H.read_json(model_dir, "tokenizer_config.json")
     r = lambda k, d: H.resolve(pp, k, d)
     return {
         "do_resize": r("do_resize", True),
@@ -73,22 +68,16 @@ def load_config(model_dir, overrides=None):
 def pan_and_scan(image, min_crop, max_crops, min_ratio):
     """Gemma3ImageProcessorPil.pan_and_scan on a channels-first array."""
     height, width = image.shape[-2:]
-    if width >= height:
-        if width / height < min_ratio:
-            return []
-        num_crops_w = int(math.floor(width / height + 0.5))
-        num_crops_w = min(int(math.floor(width / min_crop)), num_crops_w)
-        num_crops_w = max(2, num_crops_w)
-        num_crops_w = min(max_crops, num_crops_w)
-        num_crops_h = 1
-    else:
-        if height / width < min_ratio:
-            return []
-        num_crops_h = int(math.floor(height / width + 0.5))
-        num_crops_h = min(int(math.floor(height / min_crop)), num_crops_h)
-        num_crops_h = max(2, num_crops_h)
-        num_crops_h = min(max_crops, num_crops_h)
-        num_crops_w = 1
+    long, short = (width, height) if width >= height else (height, width)
+    # Only apply when the image is exaggerated enough.
+    if long / short < min_ratio:
+        return []
+    # Crops along the long side: half-up rounding of the ratio, at most
+    # long / min_crop, then clamped to [2, max_crops].
+    n = int(math.floor(long / short + 0.5))
+    n = min(int(math.floor(long / min_crop)), n)
+    n = min(max_crops, max(2, n))
+    num_crops_w, num_crops_h = (n, 1) if width >= height else (1, n)
     crop_w = int(math.ceil(width / num_crops_w))
     crop_h = int(math.ceil(height / num_crops_h))
     if min(crop_w, crop_h) < min_crop:
@@ -127,14 +116,9 @@ def replacement(cfg, num_crops):
     return full
 
 
-def case(rgb, cfg, variant, halves=False):
+def result(rgb, cfg):
     pv, n = preprocess(rgb, cfg)
-    c = {"variant": variant, "shape": list(pv.shape), "tokens": cfg["image_seq_length"] * (1 + n),
-         "num_crops": n, "sha256": H.sha256_f32(pv), "text_sha256": H.sha256_text(replacement(cfg, n))}
-    if halves:
-        c["sha256_bfloat16"] = H.sha256_bf16(pv)
-        c["sha256_float16"] = H.sha256_f16(pv)
-    return c
+    return pv, {"tokens": cfg["image_seq_length"] * (1 + n), "num_crops": n}, replacement(cfg, n)
 
 
 # Config variants the goldens cover, as preprocessor_config.json overrides.
@@ -157,69 +141,11 @@ SYNTH = [(1, 1), (1, 3), (3, 1), (896, 896), (1000, 900), (1199, 1000), (1200, 1
 
 def write_golden(out):
     cfgs = {k: load_config(MODEL_DIR, v) for k, v in VARIANTS.items()}
-    files = []
-    for rel in H.corpus_files():
-        entry = {"file": rel}
-        try:
-            im = H.load_image(os.path.join(H.ROOT, rel))
-        except H.PreprocessError as e:
-            entry["error"] = e.kind
-            files.append(entry)
-            continue
-        entry["width"], entry["height"] = im.size
-        entry["decoded_sha256"] = H.sha256_u8(np.asarray(im))
-        entry["cases"] = [case(im, cfgs[v], v) for v in FILE_VARIANTS]
-        files.append(entry)
-        print(rel, file=sys.stderr)
-    synth = []
-    crops_seen = set()
-    for i, (w, h) in enumerate(SYNTH):
-        rgb = H.synth(w, h, i)
-        cases = [case(rgb, cfgs[v], v, halves=True) for v in VARIANTS]
-        crops_seen.update(c["num_crops"] for c in cases)
-        synth.append({"width": w, "height": h, "seed": i, "cases": cases})
-    assert crops_seen == {0, 2, 3, 4}, crops_seen
-    doc = {
-        "generator": "scripts/golden/gemma3_reference.py",
-        "description": "Gemma 3 pixel_values (float32 little-endian C order) sha256, shape, tokens, num_crops and "
-                       "the sha256 of the prompt text one <start_of_image> becomes, per corpus file and per "
-                       "synthesized image (synthImage formula), for each config variant (overrides of "
-                       "testdata/gemma3/preprocessor_config.json).",
-        "versions": H.versions(),
-        "variants": VARIANTS,
-        "files": files,
-        "synth": synth,
-    }
-    H.dump(doc, out)
-
-
-def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--model", default=MODEL_DIR)
-    ap.add_argument("--pan-and-scan", action="store_true")
-    ap.add_argument("--hash", action="store_true")
-    ap.add_argument("--write-golden", metavar="OUT")
-    ap.add_argument("files", nargs="*")
-    a = ap.parse_args(argv)
-    if a.write_golden:
-        write_golden(a.write_golden)
-        return 0
-    cfg = load_config(a.model, {"do_pan_and_scan": True} if a.pan_and_scan else None)
-    status = 0
-    for f in a.files:
-        try:
-            im = H.load_image(f)
-        except H.PreprocessError as e:
-            print(json.dumps({"file": f, "error": str(e)}))
-            status = 1
-            continue
-        pv, n = preprocess(im, cfg)
-        out = {"file": f, "shape": list(pv.shape), "tokens": cfg["image_seq_length"] * (1 + n), "num_crops": n}
-        if a.hash:
-            out["sha256"] = H.sha256_f32(pv)
-        print(json.dumps(out), flush=True)
-    return status
+    doc = H.write_golden(out, "gemma3", result, cfgs, VARIANTS, SYNTH, file_variants=FILE_VARIANTS)
+    crops = {c["num_crops"] for s in doc["synth"] for c in s["cases"]}
+    assert crops == {0, 2, 3, 4}, crops
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(H.cli(sys.argv[1:], __doc__, MODEL_DIR, load_config, result, write_golden,
+                   flags=[("pan-and-scan", {"do_pan_and_scan": True})]))

@@ -151,6 +151,16 @@ def backend_resize(chw, size, resample):
     return resize(chw, nh, nw, resample)
 
 
+def read_json(model_dir, name):
+    """A model folder's JSON file as a dict ({} when absent)."""
+    import json
+    p = os.path.join(model_dir, name)
+    if not os.path.exists(p):
+        return {}
+    with open(p) as f:
+        return json.load(f)
+
+
 def resolve(raw, key, default):
     """A processor config value: a missing or null entry takes the class default."""
     v = raw.get(key)
@@ -194,6 +204,98 @@ def corpus_files():
     media += ["exif_jpeg_o%d.jpg" % i for i in range(1, 9)]
     out += [os.path.join("media", "testdata", "corpus", f) for f in media]
     return sorted(p.replace(os.sep, "/") for p in out)
+
+
+def case(result, rgb, cfg, variant, halves=False):
+    """One golden case: result(rgb, cfg) gives (pixel_values, info, text),
+    info holding the token count and the family's extras, text what one
+    anchor becomes in the prompt."""
+    pv, info, text = result(rgb, cfg)
+    c = {"variant": variant, "shape": list(pv.shape)}
+    c.update(info)
+    c["sha256"] = sha256_f32(pv)
+    c["text_sha256"] = sha256_text(text)
+    if halves:
+        c["sha256_bfloat16"] = sha256_bf16(pv)
+        c["sha256_float16"] = sha256_f16(pv)
+    return c
+
+
+def write_golden(out, family, result, cfgs, variants, synth_sizes, file_variants=None, extra=None):
+    """Writes a golden file: every corpus file (file_variants, default all)
+    and every synthesized size (all variants, with the 16-bit hashes)."""
+    files = []
+    for rel in corpus_files():
+        entry = {"file": rel}
+        try:
+            im = load_image(os.path.join(ROOT, rel))
+        except PreprocessError as e:
+            entry["error"] = e.kind
+            files.append(entry)
+            continue
+        entry["width"], entry["height"] = im.size
+        entry["decoded_sha256"] = sha256_u8(np.asarray(im))
+        entry["cases"] = [case(result, im, cfgs[v], v) for v in (file_variants or variants)]
+        files.append(entry)
+        print(rel, file=sys.stderr)
+    synth_cases = []
+    for i, (w, h) in enumerate(synth_sizes):
+        rgb = synth(w, h, i)
+        synth_cases.append({"width": w, "height": h, "seed": i,
+                            "cases": [case(result, rgb, cfgs[v], v, halves=True) for v in variants]})
+    doc = {
+        "generator": "scripts/golden/%s_reference.py" % family,
+        "description": "pixel_values (float32 little-endian C order) sha256, shape, token count, extras and "
+                       "the sha256 of the prompt text one image anchor becomes, per corpus file and per "
+                       "synthesized image (synthImage formula), for each config variant (overrides of "
+                       "preprocessor_config.json in the package's testdata model folder).",
+        "versions": versions(),
+        "variants": variants,
+    }
+    doc.update(extra or {})
+    doc["files"] = files
+    doc["synth"] = synth_cases
+    dump(doc, out)
+    return doc
+
+
+def cli(argv, doc, model_dir, load_config, result, write, flags=()):
+    """The command line of a reference script: FILE... prints one JSON line
+    per file like `mmgate preprocess`; --write-golden OUT calls write(OUT).
+    flags are (name, preprocessor_config overrides) switches."""
+    import argparse
+    import json
+    ap = argparse.ArgumentParser(description=doc.splitlines()[0])
+    ap.add_argument("--model", default=model_dir)
+    ap.add_argument("--hash", action="store_true", help="add sha256 of pixel_values (float32 LE)")
+    ap.add_argument("--write-golden", metavar="OUT")
+    for name, _ in flags:
+        ap.add_argument("--" + name, action="store_true")
+    ap.add_argument("files", nargs="*")
+    a = ap.parse_args(argv)
+    if a.write_golden:
+        write(a.write_golden)
+        return 0
+    overrides = {}
+    for name, ov in flags:
+        if getattr(a, name.replace("-", "_")):
+            overrides.update(ov)
+    cfg = load_config(a.model, overrides)
+    status = 0
+    for f in a.files:
+        try:
+            im = load_image(f)
+        except PreprocessError as e:
+            print(json.dumps({"file": f, "error": str(e)}))
+            status = 1
+            continue
+        pv, info, _ = result(im, cfg)
+        out = {"file": f, "shape": list(pv.shape)}
+        out.update(info)
+        if a.hash:
+            out["sha256"] = sha256_f32(pv)
+        print(json.dumps(out), flush=True)
+    return status
 
 
 def dump(doc, path):

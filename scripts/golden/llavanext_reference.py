@@ -24,12 +24,10 @@ fed by vLLM's media loader (reference_preprocess.load_image):
 
 Run with Debian's /usr/bin/python3 (Pillow 9.4.0, NumPy 1.24.2):
 
-    llavanext_reference.py --model DIR [--hash] FILE...
+    llavanext_reference.py [--model DIR] [--hash] FILE...
     llavanext_reference.py --write-golden vision/llavanext/testdata/golden.json
 """
 
-import argparse
-import json
 import os
 import sys
 
@@ -43,7 +41,7 @@ DEFAULT_PINPOINTS = [[336, 672], [672, 336], [672, 672], [1008, 336], [336, 1008
 
 
 def load_config(model_dir, overrides=None):
-    pp = C.read_json(model_dir, "preprocessor_config.json")
+    pp = H.read_json(model_dir, "preprocessor_config.json")
     pp.update(overrides or {})
     cfg = C.image_config(pp)
     cfg["image_grid_pinpoints"] = H.resolve(pp, "image_grid_pinpoints", DEFAULT_PINPOINTS)
@@ -103,7 +101,7 @@ def views_of(chw, cfg):
     nh, nw = get_patch_output_size(chw.shape[-2], chw.shape[-1], best)
     padded = pad_for_patching(H.resize(chw, nh, nw, cfg["resample"]), best)
     base = H.resize(chw, size_tuple[0], size_tuple[1], cfg["resample"])
-    return [base] + divide_to_patches(padded, patch), best
+    return [base] + divide_to_patches(padded, patch)
 
 
 def unpadded_features(height, width, ph, pw, sh, sw):
@@ -130,20 +128,15 @@ def image_tokens(cfg, orig_h, orig_w, height, width):
 
 def preprocess(rgb, cfg):
     chw = H.to_chw(rgb)
-    views, best = views_of(chw, cfg)
+    views = views_of(chw, cfg)
     pv = np.array([C.clip_view(v, cfg) for v in views]).astype(np.float32)[np.newaxis]
     h, w = chw.shape[-2:]
-    return pv, image_tokens(cfg, h, w, pv.shape[-2], pv.shape[-1]), [[h, w]], best
+    return pv, image_tokens(cfg, h, w, pv.shape[-2], pv.shape[-1]), [[h, w]]
 
 
-def case(rgb, cfg, variant, halves=False):
-    pv, n, sizes, best = preprocess(rgb, cfg)
-    c = {"variant": variant, "shape": list(pv.shape), "tokens": n, "image_sizes": sizes,
-         "sha256": H.sha256_f32(pv), "text_sha256": H.sha256_text(cfg["image_token"] * n)}
-    if halves:
-        c["sha256_bfloat16"] = H.sha256_bf16(pv)
-        c["sha256_float16"] = H.sha256_f16(pv)
-    return c, best
+def result(rgb, cfg):
+    pv, n, sizes = preprocess(rgb, cfg)
+    return pv, {"tokens": n, "image_sizes": sizes}, cfg["image_token"] * n
 
 
 VARIANTS = {
@@ -168,74 +161,12 @@ ROUND7 = [29.999999999999996, 2.9999999999999996, 5.99999995, 5.9999999499999995
 
 def write_golden(out):
     cfgs = {k: load_config(MODEL_DIR, v) for k, v in VARIANTS.items()}
-    files = []
-    for rel in H.corpus_files():
-        entry = {"file": rel}
-        try:
-            im = H.load_image(os.path.join(H.ROOT, rel))
-        except H.PreprocessError as e:
-            entry["error"] = e.kind
-            files.append(entry)
-            continue
-        entry["width"], entry["height"] = im.size
-        entry["decoded_sha256"] = H.sha256_u8(np.asarray(im))
-        entry["cases"] = [case(im, cfgs[v], v)[0] for v in VARIANTS]
-        files.append(entry)
-        print(rel, file=sys.stderr)
-    synth = []
-    seen = set()
-    for i, (w, h) in enumerate(SYNTH):
-        rgb = H.synth(w, h, i)
-        cases = []
-        for v in VARIANTS:
-            c, best = case(rgb, cfgs[v], v, halves=True)
-            cases.append(c)
-            seen.add((v, best))
-        synth.append({"width": w, "height": h, "seed": i, "cases": cases})
     for v, cfg in cfgs.items():
-        for p in cfg["image_grid_pinpoints"]:
-            assert (v, tuple(p)) in seen, (v, p)
-    doc = {
-        "generator": "scripts/golden/llavanext_reference.py",
-        "description": "LLaVA-NeXT pixel_values (float32 little-endian C order) sha256, shape, tokens, "
-                       "image_sizes and the sha256 of the prompt text one <image> becomes, per corpus file and "
-                       "per synthesized image (synthImage formula), for each config variant (overrides of "
-                       "testdata/llava-next/preprocessor_config.json); round7: Python's int(round(x, 7)).",
-        "versions": H.versions(),
-        "variants": VARIANTS,
-        "round7": [[x, int(round(x, 7))] for x in ROUND7],
-        "files": files,
-        "synth": synth,
-    }
-    H.dump(doc, out)
-
-
-def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--model", default=MODEL_DIR)
-    ap.add_argument("--hash", action="store_true")
-    ap.add_argument("--write-golden", metavar="OUT")
-    ap.add_argument("files", nargs="*")
-    a = ap.parse_args(argv)
-    if a.write_golden:
-        write_golden(a.write_golden)
-        return 0
-    cfg = load_config(a.model)
-    status = 0
-    for f in a.files:
-        try:
-            im = H.load_image(f)
-        except H.PreprocessError as e:
-            print(json.dumps({"file": f, "error": str(e)}))
-            status = 1
-            continue
-        pv, n, sizes, _ = preprocess(im, cfg)
-        out = {"file": f, "shape": list(pv.shape), "tokens": n, "image_sizes": sizes}
-        if a.hash:
-            out["sha256"] = H.sha256_f32(pv)
-        print(json.dumps(out), flush=True)
-    return status
+        chosen = {select_best_resolution((h, w), cfg["image_grid_pinpoints"]) for w, h in SYNTH}
+        assert chosen == {tuple(p) for p in cfg["image_grid_pinpoints"]}, (v, chosen)
+    H.write_golden(out, "llavanext", result, cfgs, VARIANTS, SYNTH,
+                   extra={"round7": [[x, int(round(x, 7))] for x in ROUND7]})
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(H.cli(sys.argv[1:], __doc__, MODEL_DIR, load_config, result, write_golden))

@@ -1,9 +1,6 @@
 package clip
 
 import (
-	"bytes"
-	"context"
-	"encoding/json"
 	"errors"
 	"slices"
 	"testing"
@@ -15,34 +12,9 @@ import (
 	"github.com/mmgate/mmgate/vision/planar/planartest"
 )
 
-func fixture(t testing.TB) planar.Files {
-	t.Helper()
-	f, err := planar.ReadFiles("testdata/llava-1.5")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return f
-}
+func fixture(t testing.TB) planar.Files { return planartest.Fixture(t, "testdata/llava-1.5") }
 
-func patch(t testing.TB, data []byte, kv map[string]any) []byte {
-	t.Helper()
-	var m map[string]any
-	if err := json.Unmarshal(data, &m); err != nil {
-		t.Fatal(err)
-	}
-	for k, v := range kv {
-		if v == nil {
-			delete(m, k)
-		} else {
-			m[k] = v
-		}
-	}
-	b, err := json.Marshal(m)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
+func patch(t testing.TB, data []byte, kv map[string]any) []byte { return planartest.Patch(t, data, kv) }
 
 func TestLoadConfigFixture(t *testing.T) {
 	cfg, err := LoadConfig("testdata/llava-1.5")
@@ -177,17 +149,7 @@ func TestNewErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, o := range []Options{{Workers: -1}, {PixelLimit: -1}} {
-		if _, err := New(cfg, o); !errors.Is(err, vision.ErrBadOptions) {
-			t.Errorf("%+v: %v", o, err)
-		}
-	}
-	if _, err := New(nil, Options{}); !errors.Is(err, vision.ErrBadOptions) {
-		t.Errorf("nil: %v", err)
-	}
-	if _, err := Load(t.TempDir(), Options{}); err == nil {
-		t.Error("empty folder loaded")
-	}
+	planartest.NewErrors(t, cfg, New, Load)
 }
 
 // PlanImage never panics and refuses with typed errors; ProcessImage
@@ -206,36 +168,9 @@ func FuzzPlanImage(f *testing.F) {
 		cfg.Image.DoCenterCrop, cfg.Image.CropHeight, cfg.Image.CropWidth = crop, cropH, cropW
 		cfg.Prompt.PatchSize = 2
 		p, err := New(&cfg, Options{Workers: 2, PixelLimit: 1 << 12})
-		if err != nil {
-			if !errors.Is(err, vision.ErrBadOptions) && !errors.Is(err, vision.ErrUnsupported) {
-				t.Fatalf("New: untyped error %v", err)
-			}
-			return
-		}
-		plan, err := p.PlanImage(w, h, vision.Overrides{})
-		if err != nil {
-			if !errors.Is(err, vision.ErrTooSmall) && !errors.Is(err, vision.ErrTooLarge) {
-				t.Fatalf("PlanImage(%d, %d): untyped error %v", w, h, err)
-			}
-			return
-		}
-		if plan.Views != 1 || plan.Elements() != 3*plan.Dims[2]*plan.Dims[3] || plan.Width*plan.Height > 1<<12 {
-			t.Fatalf("plan %+v", plan)
-		}
-		if w > 1<<12 || h > 1<<12 || w*h > 1<<12 {
-			return
-		}
-		img := planartest.SynthImage(w, h, 1)
-		a := make([]byte, plan.Bytes(tensor.BFloat16))
-		b := bytes.Repeat([]byte{0xff}, len(a))
-		for _, dst := range [][]byte{a, b} {
-			if _, err := p.ProcessImage(context.Background(), img, plan, tensor.BFloat16, dst); err != nil {
-				t.Fatalf("process: %v", err)
-			}
-		}
-		if !bytes.Equal(a, b) {
-			t.Fatal("not every byte of the plan was written")
-		}
+		planartest.FuzzPlan(t, p, err, w, h, tensor.BFloat16, func(plan vision.Plan) bool {
+			return plan.Views == 1 && plan.Elements() == 3*plan.Dims[2]*plan.Dims[3] && plan.Width*plan.Height <= 1<<12
+		}, vision.ErrTooSmall, vision.ErrTooLarge)
 	})
 }
 
@@ -247,9 +182,7 @@ func FuzzParseConfig(f *testing.F) {
 	f.Fuzz(func(t *testing.T, pre, proc, model []byte) {
 		cfg, err := ParseConfig(planar.Files{Preprocessor: pre, Processor: proc, Model: model})
 		if err != nil {
-			if !errors.Is(err, vision.ErrBadOptions) && !errors.Is(err, vision.ErrUnsupported) {
-				t.Fatalf("untyped error %v", err)
-			}
+			planartest.RequireKind(t, err, vision.ErrBadOptions, vision.ErrUnsupported)
 			return
 		}
 		if err := cfg.Validate(); err != nil {

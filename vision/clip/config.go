@@ -49,14 +49,14 @@ type Config struct {
 	Prompt PromptConfig
 }
 
-// RawImageConfig is the JSON of a CLIP-style preprocessor_config.json.
-type RawImageConfig struct {
+// rawImageConfig is the JSON of a CLIP-style preprocessor_config.json.
+type rawImageConfig struct {
 	planar.RawConfig
 	ImageProcessorType string `json:"image_processor_type"`
 }
 
-// Resolve applies the CLIP class defaults to the file's values.
-func (r *RawImageConfig) Resolve() (ImageConfig, error) {
+// resolve applies the CLIP class defaults to the file's values.
+func (r *rawImageConfig) resolve() (ImageConfig, error) {
 	d := planar.Defaults{Mean: OpenAIMean, Std: OpenAIStd, Resample: resample.Bicubic}
 	c := ImageConfig{DoResize: planar.Bool(r.DoResize, true), DoCenterCrop: planar.Bool(r.DoCenterCrop, true)}
 	var err error
@@ -117,8 +117,14 @@ func (c *PromptConfig) Validate() error {
 	return nil
 }
 
+// NormParams are the rescale and normalize settings (planar.Settings).
+func (c *Config) NormParams() planar.NormParams { return c.Image.Norm }
+
 // Validate checks both parts.
 func (c *Config) Validate() error {
+	if c == nil {
+		return fmt.Errorf("clip: nil config: %w", vision.ErrBadOptions)
+	}
 	if err := c.Image.Validate(); err != nil {
 		return err
 	}

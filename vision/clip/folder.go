@@ -28,41 +28,42 @@ type rawModel struct {
 	} `json:"vision_config"`
 }
 
-// ParseFolder decodes the files every CLIP-based LLaVA model folder has:
-// preprocessor_config.json (required; also decoded into extra when extra
-// is not nil), processor_config.json, tokenizer_config.json and
-// config.json (optional; when present its model_type must be modelType).
-// It returns the raw image settings and the resolved prompt settings.
-func ParseFolder(f planar.Files, modelType string, extra any) (*RawImageConfig, PromptConfig, error) {
-	var pre RawImageConfig
+// ParseFolder resolves the configuration of a CLIP-based LLaVA model
+// folder from its files: preprocessor_config.json (required; also decoded
+// into extra when extra is not nil), processor_config.json,
+// tokenizer_config.json and config.json (optional; when present its
+// model_type must be modelType). The image_processor_type, when given,
+// must be class or its Fast / Pil form.
+func ParseFolder(f planar.Files, modelType, class string, extra any) (*Config, error) {
+	var pre rawImageConfig
 	var proc rawProcessor
 	var tok rawTokenizer
 	model := rawModel{ModelType: modelType}
-	if f.Preprocessor == nil {
-		return nil, PromptConfig{}, fmt.Errorf("no preprocessor_config.json: %w", vision.ErrBadOptions)
+	if err := f.DecodeAll(&pre, &proc, &tok, &model); err != nil {
+		return nil, err
 	}
-	for _, x := range []struct {
-		name string
-		data []byte
-		v    any
-	}{{"preprocessor_config.json", f.Preprocessor, &pre}, {"preprocessor_config.json", f.Preprocessor, extra},
-		{"processor_config.json", f.Processor, &proc}, {"tokenizer_config.json", f.Tokenizer, &tok},
-		{"config.json", f.Model, &model}} {
-		if x.v == nil {
-			continue
-		}
-		if err := planar.Decode(x.name, x.data, x.v); err != nil {
-			return nil, PromptConfig{}, err
+	if extra != nil {
+		if err := planar.Decode("preprocessor_config.json", f.Preprocessor, extra); err != nil {
+			return nil, err
 		}
 	}
 	if model.ModelType != modelType {
-		return nil, PromptConfig{}, fmt.Errorf("model_type %q, want %q: %w", model.ModelType, modelType, vision.ErrUnsupported)
+		return nil, fmt.Errorf("model_type %q, want %q: %w", model.ModelType, modelType, vision.ErrUnsupported)
+	}
+	switch pre.ImageProcessorType {
+	case "", class, class + "Fast", class + "Pil":
+	default:
+		return nil, fmt.Errorf("image_processor_type %q, want %s: %w", pre.ImageProcessorType, class, vision.ErrUnsupported)
+	}
+	ic, err := pre.resolve()
+	if err != nil {
+		return nil, err
 	}
 	pc, err := resolvePrompt(&proc, &tok, &model)
 	if err != nil {
-		return nil, pc, err
+		return nil, err
 	}
-	return &pre, pc, nil
+	return &Config{Image: ic, Prompt: pc}, nil
 }
 
 func resolvePrompt(proc *rawProcessor, tok *rawTokenizer, model *rawModel) (PromptConfig, error) {
@@ -87,34 +88,14 @@ func resolvePrompt(proc *rawProcessor, tok *rawTokenizer, model *rawModel) (Prom
 
 // LoadConfig reads a LLaVA-1.5 model folder (planar.ReadFiles) and parses
 // it.
-func LoadConfig(dir string) (*Config, error) {
-	f, err := planar.ReadFiles(dir)
-	if err != nil {
-		return nil, fmt.Errorf("clip: load %s: %w", dir, err)
-	}
-	cfg, err := ParseConfig(f)
-	if err != nil {
-		return nil, fmt.Errorf("clip: load %s: %w", dir, err)
-	}
-	return cfg, nil
-}
+func LoadConfig(dir string) (*Config, error) { return planar.LoadDir("clip", dir, ParseConfig) }
 
 // ParseConfig resolves a LLaVA-1.5 configuration from a model folder's
-// files (see ParseFolder). Its image_processor_type, when given, must be
-// CLIPImageProcessor.
+// files (see ParseFolder; the image processor is CLIPImageProcessor).
 func ParseConfig(f planar.Files) (*Config, error) {
-	raw, pc, err := ParseFolder(f, ModelType, nil)
+	cfg, err := ParseFolder(f, ModelType, "CLIPImageProcessor", nil)
 	if err != nil {
 		return nil, fmt.Errorf("clip: %w", err)
 	}
-	switch raw.ImageProcessorType {
-	case "", "CLIPImageProcessor", "CLIPImageProcessorFast", "CLIPImageProcessorPil":
-	default:
-		return nil, fmt.Errorf("clip: image_processor_type %q: %w", raw.ImageProcessorType, vision.ErrUnsupported)
-	}
-	ic, err := raw.Resolve()
-	if err != nil {
-		return nil, fmt.Errorf("clip: %w", err)
-	}
-	return &Config{Image: ic, Prompt: pc}, nil
+	return cfg, nil
 }

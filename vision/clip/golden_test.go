@@ -11,13 +11,5 @@ import (
 // each config variant: LLaVA-1.5's, a crop larger than the resized image
 // (center_crop's padding), and an exact resize without a crop.
 func TestGolden(t *testing.T) {
-	g := planartest.Load(t, "testdata/golden.json")
-	planartest.Runner{
-		Root:    "../..",
-		Golden:  g,
-		Decoder: planartest.NewDecoder(t),
-		Proc: planartest.Procs(t, g, "testdata/llava-1.5", func(dir string) (*Processor, error) {
-			return Load(dir, Options{Workers: 2})
-		}),
-	}.Run(t)
+	planartest.RunGolden(t, "llava-1.5", ParseConfig, New, nil)
 }

@@ -11,65 +11,29 @@ import (
 	"github.com/mmgate/mmgate/vision/planar"
 )
 
-// DefaultPixelLimit is the default Options.PixelLimit: 64 Mpx.
-const DefaultPixelLimit = 1 << 26
-
-// Options configure a Processor. The zero value means the defaults.
-type Options struct {
-	// Workers bounds the goroutines of one ProcessImage call's normalize
-	// stage (and of the default resizer). 0 means GOMAXPROCS; the output
-	// does not depend on it.
-	Workers int
-	// Resizer performs the resize. nil means a resample.Resizer with the
-	// same Workers.
-	Resizer planar.Resizer
-	// PixelLimit is the largest resized width×height a plan may have; over
-	// it PlanImage fails with vision.ErrTooLarge. 0 means DefaultPixelLimit.
-	PixelLimit int
-}
+// Options configure a Processor (planar.Options).
+type Options = planar.Options
 
 // Processor is the LLaVA-1.5 (CLIP) image processor for one configuration.
 // It implements vision.Processor and is safe for concurrent use.
 type Processor struct {
-	cfg     Config
-	norm    *planar.Norm
-	workers int
-	limit   int
-	resizer planar.Resizer
+	cfg Config
+	eng planar.Engine
 }
 
 var _ vision.Processor = (*Processor)(nil)
 
 // New builds a processor from a configuration (which it copies).
 func New(cfg *Config, o Options) (*Processor, error) {
-	if cfg == nil {
-		return nil, fmt.Errorf("clip: nil config: %w", vision.ErrBadOptions)
-	}
-	if err := cfg.Validate(); err != nil {
+	eng, err := planar.Setup(cfg, o)
+	if err != nil {
 		return nil, err
 	}
-	if o.Workers < 0 || o.PixelLimit < 0 {
-		return nil, fmt.Errorf("clip: workers %d, pixel limit %d: %w", o.Workers, o.PixelLimit, vision.ErrBadOptions)
-	}
-	r, err := planar.NewResizer(o.Resizer, o.Workers)
-	if err != nil {
-		return nil, fmt.Errorf("clip: resizer: %w", err)
-	}
-	p := &Processor{cfg: *cfg, norm: planar.NewNorm(cfg.Image.Norm), workers: o.Workers, limit: o.PixelLimit, resizer: r}
-	if p.limit == 0 {
-		p.limit = DefaultPixelLimit
-	}
-	return p, nil
+	return &Processor{cfg: *cfg, eng: eng}, nil
 }
 
 // Load reads a model folder (LoadConfig) and builds its processor.
-func Load(dir string, o Options) (*Processor, error) {
-	cfg, err := LoadConfig(dir)
-	if err != nil {
-		return nil, err
-	}
-	return New(cfg, o)
-}
+func Load(dir string, o Options) (*Processor, error) { return planar.Build(dir, o, LoadConfig, New) }
 
 // ModelType implements vision.Processor.
 func (p *Processor) ModelType() string { return ModelType }
@@ -98,9 +62,9 @@ func (p *Processor) PlanImage(width, height int, o vision.Overrides) (vision.Pla
 		return vision.Plan{}, fmt.Errorf("clip: plan %dx%d: %w", width, height, vision.ErrTooSmall)
 	}
 	g := p.cfg.Image.Geometry(width, height)
-	if float64(g.ResizeW)*float64(g.ResizeH) > float64(p.limit) {
+	if !p.eng.Fits(g.ResizeW, g.ResizeH) {
 		return vision.Plan{}, fmt.Errorf("clip: plan %dx%d: resized to %dx%d, over the %d-pixel limit: %w",
-			width, height, g.ResizeW, g.ResizeH, p.limit, vision.ErrTooLarge)
+			width, height, g.ResizeW, g.ResizeH, p.eng.PixelLimit, vision.ErrTooLarge)
 	}
 	tokens := p.cfg.Prompt.ImageTokens(g.H, g.W)
 	if tokens < 1 {
@@ -123,13 +87,13 @@ func (p *Processor) ProcessImage(ctx context.Context, img *imaging.RGB, plan vis
 		return tm, fmt.Errorf("clip: process: %w", err)
 	}
 	g := p.cfg.Image.Geometry(img.Width, img.Height)
-	v, d, err := p.cfg.Image.View(ctx, p.resizer, img, g)
+	v, d, err := p.cfg.Image.View(ctx, p.eng.Resizer, img, g)
 	tm.Resize = d
 	if err != nil {
 		return tm, fmt.Errorf("clip: %w", err)
 	}
 	t0 := time.Now()
-	if err := planar.Write(ctx, dst, []planar.View{v}, p.norm, dt, p.workers); err != nil {
+	if err := p.eng.Write(ctx, dst, []planar.View{v}, dt); err != nil {
 		return tm, fmt.Errorf("clip: normalize: %w", err)
 	}
 	tm.NormalizePatchify = time.Since(t0)

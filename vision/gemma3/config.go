@@ -76,17 +76,7 @@ type rawModel struct {
 }
 
 // LoadConfig reads a model folder (planar.ReadFiles) and parses it.
-func LoadConfig(dir string) (*Config, error) {
-	f, err := planar.ReadFiles(dir)
-	if err != nil {
-		return nil, fmt.Errorf("gemma3: load %s: %w", dir, err)
-	}
-	cfg, err := ParseConfig(f)
-	if err != nil {
-		return nil, fmt.Errorf("gemma3: load %s: %w", dir, err)
-	}
-	return cfg, nil
-}
+func LoadConfig(dir string) (*Config, error) { return planar.LoadDir("gemma3", dir, ParseConfig) }
 
 // ParseConfig resolves a configuration from a model folder's files:
 // preprocessor_config.json (required), processor_config.json,
@@ -98,18 +88,8 @@ func ParseConfig(f planar.Files) (*Config, error) {
 	var proc rawProcessor
 	var tok rawTokenizer
 	model := rawModel{ModelType: ModelType}
-	if f.Preprocessor == nil {
-		return nil, fmt.Errorf("gemma3: no preprocessor_config.json: %w", vision.ErrBadOptions)
-	}
-	for _, x := range []struct {
-		name string
-		data []byte
-		v    any
-	}{{"preprocessor_config.json", f.Preprocessor, &pre}, {"processor_config.json", f.Processor, &proc},
-		{"tokenizer_config.json", f.Tokenizer, &tok}, {"config.json", f.Model, &model}} {
-		if err := planar.Decode(x.name, x.data, x.v); err != nil {
-			return nil, fmt.Errorf("gemma3: %w", err)
-		}
+	if err := f.DecodeAll(&pre, &proc, &tok, &model); err != nil {
+		return nil, fmt.Errorf("gemma3: %w", err)
 	}
 	if model.ModelType != ModelType {
 		return nil, fmt.Errorf("gemma3: model_type %q: %w", model.ModelType, vision.ErrUnsupported)
@@ -178,10 +158,16 @@ func resolve(pre *rawPreprocessor, proc *rawProcessor, tok *rawTokenizer, model 
 	return cfg, nil
 }
 
+// NormParams are the rescale and normalize settings (planar.Settings).
+func (c *Config) NormParams() planar.NormParams { return c.Norm }
+
 // Validate checks that the configuration describes a processor this
 // package implements (sizes, pan-and-scan values that do not divide by
 // zero, table parameters).
 func (c *Config) Validate() error {
+	if c == nil {
+		return fmt.Errorf("gemma3: nil config: %w", vision.ErrBadOptions)
+	}
 	if c.Height < 1 || c.Width < 1 || c.Height > maxSide || c.Width > maxSide {
 		return fmt.Errorf("gemma3: size %dx%d: %w", c.Width, c.Height, vision.ErrBadOptions)
 	}

@@ -1,44 +1,20 @@
 package gemma3
 
 import (
-	"encoding/json"
 	"errors"
 	"testing"
 
 	"github.com/mmgate/mmgate/imaging/resample"
 	"github.com/mmgate/mmgate/vision"
 	"github.com/mmgate/mmgate/vision/planar"
+	"github.com/mmgate/mmgate/vision/planar/planartest"
 )
 
-func fixtureFiles(t testing.TB) planar.Files {
-	t.Helper()
-	f, err := planar.ReadFiles("testdata/gemma3")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return f
-}
+func fixtureFiles(t testing.TB) planar.Files { return planartest.Fixture(t, "testdata/gemma3") }
 
-// withPre returns f with keys of preprocessor_config.json replaced (a nil
-// value deletes the key).
+// withPre returns f with keys of preprocessor_config.json replaced.
 func withPre(t testing.TB, f planar.Files, kv map[string]any) planar.Files {
-	t.Helper()
-	var m map[string]any
-	if err := json.Unmarshal(f.Preprocessor, &m); err != nil {
-		t.Fatal(err)
-	}
-	for k, v := range kv {
-		if v == nil {
-			delete(m, k)
-		} else {
-			m[k] = v
-		}
-	}
-	b, err := json.Marshal(m)
-	if err != nil {
-		t.Fatal(err)
-	}
-	f.Preprocessor = b
+	f.Preprocessor = planartest.Patch(t, f.Preprocessor, kv)
 	return f
 }
 
@@ -118,9 +94,7 @@ func FuzzParseConfig(f *testing.F) {
 	f.Fuzz(func(t *testing.T, pre, proc []byte) {
 		cfg, err := ParseConfig(planar.Files{Preprocessor: pre, Processor: proc})
 		if err != nil {
-			if !errors.Is(err, vision.ErrBadOptions) && !errors.Is(err, vision.ErrUnsupported) {
-				t.Fatalf("untyped error %v", err)
-			}
+			planartest.RequireKind(t, err, vision.ErrBadOptions, vision.ErrUnsupported)
 			return
 		}
 		if err := cfg.Validate(); err != nil {

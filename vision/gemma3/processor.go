@@ -11,54 +11,30 @@ import (
 	"github.com/mmgate/mmgate/vision/planar"
 )
 
-// Options configure a Processor. The zero value means the defaults.
-type Options struct {
-	// Workers bounds the goroutines of one ProcessImage call's normalize
-	// stage (and of the default resizer). 0 means GOMAXPROCS; the output
-	// does not depend on it.
-	Workers int
-	// Resizer performs the resizes. nil means a resample.Resizer with the
-	// same Workers.
-	Resizer planar.Resizer
-}
+// Options configure a Processor (planar.Options; Gemma 3's resize has a
+// fixed size, so PixelLimit does not apply).
+type Options = planar.Options
 
 // Processor is the Gemma 3 image processor for one configuration. It
 // implements vision.Processor and is safe for concurrent use.
 type Processor struct {
-	cfg     Config
-	norm    *planar.Norm
-	workers int
-	resizer planar.Resizer
+	cfg Config
+	eng planar.Engine
 }
 
 var _ vision.Processor = (*Processor)(nil)
 
 // New builds a processor from a configuration (which it copies).
 func New(cfg *Config, o Options) (*Processor, error) {
-	if cfg == nil {
-		return nil, fmt.Errorf("gemma3: nil config: %w", vision.ErrBadOptions)
-	}
-	if err := cfg.Validate(); err != nil {
+	eng, err := planar.Setup(cfg, o)
+	if err != nil {
 		return nil, err
 	}
-	if o.Workers < 0 {
-		return nil, fmt.Errorf("gemma3: workers %d: %w", o.Workers, vision.ErrBadOptions)
-	}
-	r, err := planar.NewResizer(o.Resizer, o.Workers)
-	if err != nil {
-		return nil, fmt.Errorf("gemma3: resizer: %w", err)
-	}
-	return &Processor{cfg: *cfg, norm: planar.NewNorm(cfg.Norm), workers: o.Workers, resizer: r}, nil
+	return &Processor{cfg: *cfg, eng: eng}, nil
 }
 
 // Load reads a model folder (LoadConfig) and builds its processor.
-func Load(dir string, o Options) (*Processor, error) {
-	cfg, err := LoadConfig(dir)
-	if err != nil {
-		return nil, err
-	}
-	return New(cfg, o)
-}
+func Load(dir string, o Options) (*Processor, error) { return planar.Build(dir, o, LoadConfig, New) }
 
 // ModelType implements vision.Processor.
 func (p *Processor) ModelType() string { return ModelType }
@@ -120,7 +96,7 @@ func (p *Processor) ProcessImage(ctx context.Context, img *imaging.RGB, plan vis
 				scratch = imaging.NewRGB(p.cfg.Width, p.cfg.Height)
 			}
 			t0 := time.Now()
-			if err := p.resizer.ResizeInto(ctx, scratch, src, p.cfg.Resample); err != nil {
+			if err := p.eng.Resizer.ResizeInto(ctx, scratch, src, p.cfg.Resample); err != nil {
 				return tm, fmt.Errorf("gemma3: resize: %w", err)
 			}
 			tm.Resize += time.Since(t0)
@@ -129,7 +105,7 @@ func (p *Processor) ProcessImage(ctx context.Context, img *imaging.RGB, plan vis
 		t0 := time.Now()
 		out := dst[i*viewBytes : (i+1)*viewBytes]
 		v := []planar.View{{Src: view, W: view.Width, H: view.Height}}
-		if err := planar.Write(ctx, out, v, p.norm, dt, p.workers); err != nil {
+		if err := p.eng.Write(ctx, out, v, dt); err != nil {
 			return tm, fmt.Errorf("gemma3: normalize: %w", err)
 		}
 		tm.NormalizePatchify += time.Since(t0)

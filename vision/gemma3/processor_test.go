@@ -1,7 +1,6 @@
 package gemma3
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"slices"
@@ -134,11 +133,11 @@ func TestProcessImageErrors(t *testing.T) {
 	}
 }
 
-// The output does not depend on the number of workers.
+// The output does not depend on the number of workers, and the stages
+// are timed.
 func TestProcessImageWorkers(t *testing.T) {
 	img := planartest.SynthImage(1700, 900, 3)
-	var outs [][]byte
-	for _, w := range []int{1, 3} {
+	planartest.SameForWorkers(t, func(w int) vision.Processor {
 		cfg, err := LoadConfig("testdata/gemma3")
 		if err != nil {
 			t.Fatal(err)
@@ -148,19 +147,16 @@ func TestProcessImageWorkers(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		plan, err := p.PlanImage(img.Width, img.Height, vision.Overrides{})
-		if err != nil || plan.Views != 3 {
-			t.Fatalf("plan %+v, %v", plan, err)
-		}
-		dst := make([]byte, plan.Bytes(tensor.BFloat16))
-		tm, err := p.ProcessImage(context.Background(), img, plan, tensor.BFloat16, dst)
-		if err != nil || tm.Resize <= 0 || tm.NormalizePatchify <= 0 {
-			t.Fatalf("process: %+v, %v", tm, err)
-		}
-		outs = append(outs, dst)
+		return p
+	}, img, tensor.BFloat16)
+	p := newProc(t, pasOn)
+	plan, err := p.PlanImage(img.Width, img.Height, vision.Overrides{})
+	if err != nil || plan.Views != 3 {
+		t.Fatalf("plan %+v, %v", plan, err)
 	}
-	if !bytes.Equal(outs[0], outs[1]) {
-		t.Error("workers change the output")
+	tm, err := p.ProcessImage(context.Background(), img, plan, tensor.Float32, make([]byte, plan.Bytes(tensor.Float32)))
+	if err != nil || tm.Resize <= 0 || tm.NormalizePatchify <= 0 {
+		t.Errorf("timings %+v, %v", tm, err)
 	}
 }
 
@@ -189,22 +185,14 @@ func TestExpansion(t *testing.T) {
 }
 
 func TestNewErrors(t *testing.T) {
-	if _, err := New(nil, Options{}); !errors.Is(err, vision.ErrBadOptions) {
-		t.Errorf("nil config: %v", err)
-	}
 	cfg, err := LoadConfig("testdata/gemma3")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := New(cfg, Options{Workers: -1}); !errors.Is(err, vision.ErrBadOptions) {
-		t.Errorf("negative workers: %v", err)
-	}
+	planartest.NewErrors(t, cfg, New, Load)
 	cfg.Tokens.EOI = ""
 	if _, err := New(cfg, Options{}); !errors.Is(err, vision.ErrBadOptions) {
 		t.Errorf("empty token: %v", err)
-	}
-	if _, err := Load(t.TempDir(), Options{}); err == nil {
-		t.Error("empty folder loaded")
 	}
 }
 
@@ -225,35 +213,8 @@ func FuzzPlanImage(f *testing.F) {
 			ImageSeqLength: 4, Tokens: Tokens{BOI: "a", EOI: "b", Image: "c"},
 		}
 		p, err := New(&cfg, Options{Workers: 2})
-		if err != nil {
-			if !errors.Is(err, vision.ErrBadOptions) && !errors.Is(err, vision.ErrUnsupported) {
-				t.Fatalf("New: untyped error %v", err)
-			}
-			return
-		}
-		plan, err := p.PlanImage(w, h, vision.Overrides{})
-		if err != nil {
-			if !errors.Is(err, vision.ErrTooSmall) {
-				t.Fatalf("PlanImage(%d, %d): untyped error %v", w, h, err)
-			}
-			return
-		}
-		if plan.Views < 1 || plan.Tokens != 4*plan.Views || plan.Elements() != plan.Views*3*8*12 {
-			t.Fatalf("plan %+v", plan)
-		}
-		if w > 1<<14 || h > 1<<14 || w*h > 1<<14 {
-			return
-		}
-		img := planartest.SynthImage(w, h, 0)
-		a := make([]byte, plan.Bytes(tensor.Float16))
-		b := bytes.Repeat([]byte{0xff}, len(a))
-		for _, dst := range [][]byte{a, b} {
-			if _, err := p.ProcessImage(context.Background(), img, plan, tensor.Float16, dst); err != nil {
-				t.Fatalf("process %dx%d: %v", w, h, err)
-			}
-		}
-		if !bytes.Equal(a, b) {
-			t.Fatalf("%dx%d: not every byte of the plan was written", w, h)
-		}
+		planartest.FuzzPlan(t, p, err, w, h, tensor.Float16, func(plan vision.Plan) bool {
+			return plan.Tokens == 4*plan.Views && plan.Elements() == plan.Views*3*8*12
+		}, vision.ErrTooSmall)
 	})
 }

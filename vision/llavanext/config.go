@@ -25,49 +25,28 @@ var DefaultPinpoints = [][2]int{{336, 672}, {672, 336}, {672, 672}, {1008, 336},
 
 // Config is a resolved LLaVA-NeXT processor configuration.
 type Config struct {
-	Image     clip.ImageConfig
-	Prompt    clip.PromptConfig
-	Pinpoints [][2]int // image_grid_pinpoints, (height, width)
+	clip.Config          // the CLIP image and LLaVA prompt settings
+	Pinpoints   [][2]int // image_grid_pinpoints, (height, width)
 }
 
 type rawExtra struct {
-	Pinpoints          json.RawMessage `json:"image_grid_pinpoints"`
-	ImageProcessorType string          `json:"image_processor_type"`
+	Pinpoints json.RawMessage `json:"image_grid_pinpoints"`
 }
 
 // LoadConfig reads a LLaVA-NeXT model folder (planar.ReadFiles) and
 // parses it.
-func LoadConfig(dir string) (*Config, error) {
-	f, err := planar.ReadFiles(dir)
-	if err != nil {
-		return nil, fmt.Errorf("llavanext: load %s: %w", dir, err)
-	}
-	cfg, err := ParseConfig(f)
-	if err != nil {
-		return nil, fmt.Errorf("llavanext: load %s: %w", dir, err)
-	}
-	return cfg, nil
-}
+func LoadConfig(dir string) (*Config, error) { return planar.LoadDir("llavanext", dir, ParseConfig) }
 
 // ParseConfig resolves a configuration from a model folder's files
 // (clip.ParseFolder) and its image_grid_pinpoints (the class default list
 // when absent).
 func ParseConfig(f planar.Files) (*Config, error) {
 	var extra rawExtra
-	raw, pc, err := clip.ParseFolder(f, ModelType, &extra)
+	base, err := clip.ParseFolder(f, ModelType, "LlavaNextImageProcessor", &extra)
 	if err != nil {
 		return nil, fmt.Errorf("llavanext: %w", err)
 	}
-	switch extra.ImageProcessorType {
-	case "", "LlavaNextImageProcessor", "LlavaNextImageProcessorFast", "LlavaNextImageProcessorPil":
-	default:
-		return nil, fmt.Errorf("llavanext: image_processor_type %q: %w", extra.ImageProcessorType, vision.ErrUnsupported)
-	}
-	ic, err := raw.Resolve()
-	if err != nil {
-		return nil, fmt.Errorf("llavanext: %w", err)
-	}
-	cfg := &Config{Image: ic, Prompt: pc, Pinpoints: DefaultPinpoints}
+	cfg := &Config{Config: *base}
 	if cfg.Pinpoints, err = parsePinpoints(extra.Pinpoints); err != nil {
 		return nil, fmt.Errorf("llavanext: %w", err)
 	}
@@ -120,10 +99,10 @@ func (c *Config) BaseSize() (int, int) {
 
 // Validate checks that the configuration is one this package implements.
 func (c *Config) Validate() error {
-	if err := c.Image.Validate(); err != nil {
-		return err
+	if c == nil {
+		return fmt.Errorf("llavanext: nil config: %w", vision.ErrBadOptions)
 	}
-	if err := c.Prompt.Validate(); err != nil {
+	if err := c.Config.Validate(); err != nil {
 		return err
 	}
 	if len(c.Pinpoints) == 0 || len(c.Pinpoints) > 64 {

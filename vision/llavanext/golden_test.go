@@ -14,20 +14,11 @@ import (
 // for LLaVA-NeXT's config and for pinpoints that are not multiples of the
 // tile (edge tiles resized and cropped by the CLIP steps).
 func TestGolden(t *testing.T) {
-	g := planartest.Load(t, "testdata/golden.json")
-	planartest.Runner{
-		Root:    "../..",
-		Golden:  g,
-		Decoder: planartest.NewDecoder(t),
-		Proc: planartest.Procs(t, g, "testdata/llava-next", func(dir string) (*Processor, error) {
-			return Load(dir, Options{Workers: 2})
-		}),
-		Extras: func(t testing.TB, name string, c planartest.Case, p vision.Plan) {
-			if len(c.ImageSizes) != 1 || ImageSizes(p) != c.ImageSizes[0] {
-				t.Errorf("%s: image_sizes %v, want %v", name, ImageSizes(p), c.ImageSizes)
-			}
-		},
-	}.Run(t)
+	planartest.RunGolden(t, "llava-next", ParseConfig, New, func(t testing.TB, name string, c planartest.Case, p vision.Plan) {
+		if len(c.ImageSizes) != 1 || ImageSizes(p) != c.ImageSizes[0] {
+			t.Errorf("%s: image_sizes %v, want %v", name, ImageSizes(p), c.ImageSizes)
+		}
+	})
 }
 
 // Round7 equals Python's int(round(x, 7)) on the reference's values.

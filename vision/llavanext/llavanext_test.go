@@ -1,8 +1,6 @@
 package llavanext
 
 import (
-	"bytes"
-	"context"
 	"errors"
 	"math"
 	"slices"
@@ -38,10 +36,7 @@ func TestLoadConfigFixture(t *testing.T) {
 }
 
 func TestParseConfigErrors(t *testing.T) {
-	f, err := planar.ReadFiles("testdata/llava-next")
-	if err != nil {
-		t.Fatal(err)
-	}
+	f := planartest.Fixture(t, "testdata/llava-next")
 	tests := []struct {
 		name string
 		pre  string
@@ -178,45 +173,22 @@ func TestNewErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, o := range []Options{{Workers: -1}, {PixelLimit: -5}} {
-		if _, err := New(cfg, o); !errors.Is(err, vision.ErrBadOptions) {
-			t.Errorf("%+v: %v", o, err)
-		}
-	}
-	if _, err := New(nil, Options{}); !errors.Is(err, vision.ErrBadOptions) {
-		t.Errorf("nil: %v", err)
-	}
-	if _, err := Load(t.TempDir(), Options{}); err == nil {
-		t.Error("empty folder loaded")
-	}
+	planartest.NewErrors(t, cfg, New, Load)
 }
 
 // The output does not depend on the number of workers.
 func TestProcessImageWorkers(t *testing.T) {
-	img := planartest.SynthImage(900, 500, 4)
-	var outs [][]byte
-	for _, w := range []int{1, 4} {
-		cfg, err := LoadConfig("testdata/llava-next")
-		if err != nil {
-			t.Fatal(err)
-		}
+	cfg, err := LoadConfig("testdata/llava-next")
+	if err != nil {
+		t.Fatal(err)
+	}
+	planartest.SameForWorkers(t, func(w int) vision.Processor {
 		p, err := New(cfg, Options{Workers: w})
 		if err != nil {
 			t.Fatal(err)
 		}
-		plan, err := p.PlanImage(img.Width, img.Height, vision.Overrides{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		dst := make([]byte, plan.Bytes(tensor.Float16))
-		if _, err := p.ProcessImage(context.Background(), img, plan, tensor.Float16, dst); err != nil {
-			t.Fatal(err)
-		}
-		outs = append(outs, dst)
-	}
-	if !bytes.Equal(outs[0], outs[1]) {
-		t.Error("workers change the output")
-	}
+		return p
+	}, planartest.SynthImage(900, 500, 4), tensor.Float16)
 }
 
 // PlanImage never panics and refuses with typed errors; ProcessImage
@@ -239,55 +211,21 @@ func FuzzPlanImage(f *testing.F) {
 		cfg.Pinpoints = [][2]int{{ph, pw}, {pw, ph}, {ph, ph}}
 		cfg.Prompt.PatchSize = 2
 		p, err := New(&cfg, Options{Workers: 2, PixelLimit: 1 << 12})
-		if err != nil {
-			if !errors.Is(err, vision.ErrBadOptions) && !errors.Is(err, vision.ErrUnsupported) {
-				t.Fatalf("New: untyped error %v", err)
-			}
-			return
-		}
-		plan, err := p.PlanImage(w, h, vision.Overrides{})
-		if err != nil {
-			for _, e := range []error{vision.ErrTooSmall, vision.ErrTooLarge, vision.ErrUnsupported} {
-				if errors.Is(err, e) {
-					return
-				}
-			}
-			t.Fatalf("PlanImage(%d, %d): untyped error %v", w, h, err)
-		}
-		if plan.Views < 2 || plan.Dims[1] != plan.Views || plan.Elements() != plan.Views*3*crop*crop {
-			t.Fatalf("plan %+v", plan)
-		}
-		if w > 1<<12 || h > 1<<12 || w*h > 1<<12 || plan.Elements() > 1<<20 {
-			return
-		}
-		img := planartest.SynthImage(w, h, 2)
-		a := make([]byte, plan.Bytes(tensor.Float32))
-		b := bytes.Repeat([]byte{0xff}, len(a))
-		for _, dst := range [][]byte{a, b} {
-			if _, err := p.ProcessImage(context.Background(), img, plan, tensor.Float32, dst); err != nil {
-				t.Fatalf("process: %v", err)
-			}
-		}
-		if !bytes.Equal(a, b) {
-			t.Fatal("not every byte of the plan was written")
-		}
+		planartest.FuzzPlan(t, p, err, w, h, tensor.Float32, func(plan vision.Plan) bool {
+			return plan.Views >= 2 && plan.Dims[1] == plan.Views && plan.Elements() == plan.Views*3*crop*crop
+		}, vision.ErrTooSmall, vision.ErrTooLarge, vision.ErrUnsupported)
 	})
 }
 
 // Parsing never panics; what it refuses wraps the package's error kinds.
 func FuzzParseConfig(f *testing.F) {
-	fx, err := planar.ReadFiles("testdata/llava-next")
-	if err != nil {
-		f.Fatal(err)
-	}
+	fx := planartest.Fixture(f, "testdata/llava-next")
 	f.Add(fx.Preprocessor, fx.Processor)
 	f.Add([]byte(`{"image_grid_pinpoints": [[2, 3]], "crop_size": 1, "size": 1}`), []byte(`{"patch_size": 1}`))
 	f.Fuzz(func(t *testing.T, pre, proc []byte) {
 		cfg, err := ParseConfig(planar.Files{Preprocessor: pre, Processor: proc, Model: fx.Model})
 		if err != nil {
-			if !errors.Is(err, vision.ErrBadOptions) && !errors.Is(err, vision.ErrUnsupported) {
-				t.Fatalf("untyped error %v", err)
-			}
+			planartest.RequireKind(t, err, vision.ErrBadOptions, vision.ErrUnsupported)
 			return
 		}
 		if err := cfg.Validate(); err != nil {

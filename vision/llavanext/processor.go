@@ -12,64 +12,32 @@ import (
 	"github.com/mmgate/mmgate/vision/planar"
 )
 
-// Options configure a Processor. The zero value means the defaults.
-type Options struct {
-	// Workers bounds the goroutines of one ProcessImage call's normalize
-	// stage (and of the default resizer). 0 means GOMAXPROCS; the output
-	// does not depend on it.
-	Workers int
-	// Resizer performs the resizes. nil means a resample.Resizer with the
-	// same Workers.
-	Resizer planar.Resizer
-	// PixelLimit bounds the area of every resize (the CLIP resize of an
-	// edge tile of odd pinpoints can be long); over it PlanImage fails with
-	// vision.ErrTooLarge. 0 means clip.DefaultPixelLimit.
-	PixelLimit int
-}
+// Options configure a Processor (planar.Options; PixelLimit bounds every
+// resize, including the CLIP resize of an edge tile of odd pinpoints).
+type Options = planar.Options
 
 // Processor is the LLaVA-NeXT image processor for one configuration. It
 // implements vision.Processor and is safe for concurrent use.
 type Processor struct {
-	cfg     Config
-	norm    *planar.Norm
-	workers int
-	limit   int
-	resizer planar.Resizer
+	cfg Config
+	eng planar.Engine
 }
 
 var _ vision.Processor = (*Processor)(nil)
 
 // New builds a processor from a configuration (which it copies).
 func New(cfg *Config, o Options) (*Processor, error) {
-	if cfg == nil {
-		return nil, fmt.Errorf("llavanext: nil config: %w", vision.ErrBadOptions)
-	}
-	if err := cfg.Validate(); err != nil {
+	eng, err := planar.Setup(cfg, o)
+	if err != nil {
 		return nil, err
 	}
-	if o.Workers < 0 || o.PixelLimit < 0 {
-		return nil, fmt.Errorf("llavanext: workers %d, pixel limit %d: %w", o.Workers, o.PixelLimit, vision.ErrBadOptions)
-	}
-	r, err := planar.NewResizer(o.Resizer, o.Workers)
-	if err != nil {
-		return nil, fmt.Errorf("llavanext: resizer: %w", err)
-	}
-	p := &Processor{cfg: *cfg, norm: planar.NewNorm(cfg.Image.Norm), workers: o.Workers, limit: o.PixelLimit, resizer: r}
-	p.cfg.Pinpoints = append([][2]int(nil), cfg.Pinpoints...)
-	if p.limit == 0 {
-		p.limit = clip.DefaultPixelLimit
-	}
-	return p, nil
+	c := *cfg
+	c.Pinpoints = append([][2]int(nil), cfg.Pinpoints...)
+	return &Processor{cfg: c, eng: eng}, nil
 }
 
 // Load reads a model folder (LoadConfig) and builds its processor.
-func Load(dir string, o Options) (*Processor, error) {
-	cfg, err := LoadConfig(dir)
-	if err != nil {
-		return nil, err
-	}
-	return New(cfg, o)
-}
+func Load(dir string, o Options) (*Processor, error) { return planar.Build(dir, o, LoadConfig, New) }
 
 // ModelType implements vision.Processor.
 func (p *Processor) ModelType() string { return ModelType }
@@ -129,8 +97,8 @@ func (p *Processor) layoutOf(w, h int) (layout, error) {
 		if g.W != l.viewW || g.H != l.viewH {
 			return l, fmt.Errorf("views of %dx%d and %dx%d cannot be stacked: %w", l.viewW, l.viewH, g.W, g.H, vision.ErrUnsupported)
 		}
-		if float64(g.ResizeW)*float64(g.ResizeH) > float64(p.limit) {
-			return l, fmt.Errorf("a view resized to %dx%d is over the %d-pixel limit: %w", g.ResizeW, g.ResizeH, p.limit, vision.ErrTooLarge)
+		if !p.eng.Fits(g.ResizeW, g.ResizeH) {
+			return l, fmt.Errorf("a view resized to %dx%d is over the %d-pixel limit: %w", g.ResizeW, g.ResizeH, p.eng.PixelLimit, vision.ErrTooLarge)
 		}
 	}
 	return l, nil
@@ -185,7 +153,7 @@ func (p *Processor) ProcessImage(ctx context.Context, img *imaging.RGB, plan vis
 		return tm, fmt.Errorf("llavanext: %w", err)
 	}
 	t0 = time.Now()
-	if err := planar.Write(ctx, dst, views, p.norm, dt, p.workers); err != nil {
+	if err := p.eng.Write(ctx, dst, views, dt); err != nil {
 		return tm, fmt.Errorf("llavanext: normalize: %w", err)
 	}
 	tm.NormalizePatchify = time.Since(t0)
@@ -198,7 +166,7 @@ func (p *Processor) resized(ctx context.Context, img *imaging.RGB, w, h int) (*i
 		return img, nil
 	}
 	out := imaging.NewRGB(w, h)
-	if err := p.resizer.ResizeInto(ctx, out, img, p.cfg.Image.Resample); err != nil {
+	if err := p.eng.Resizer.ResizeInto(ctx, out, img, p.cfg.Image.Resample); err != nil {
 		return nil, fmt.Errorf("resize: %w", err)
 	}
 	return out, nil
@@ -213,7 +181,7 @@ func (p *Processor) views(ctx context.Context, img *imaging.RGB, l *layout, n in
 	if err != nil {
 		return nil, err
 	}
-	v, _, err := p.cfg.Image.View(ctx, p.resizer, base, l.base)
+	v, _, err := p.cfg.Image.View(ctx, p.eng.Resizer, base, l.base)
 	if err != nil {
 		return nil, err
 	}
@@ -232,7 +200,7 @@ func (p *Processor) views(ctx context.Context, img *imaging.RGB, l *layout, n in
 				continue
 			}
 			tile := planar.Crop(anyres, x-l.padX, y-l.padY, tw, th)
-			v, _, err := p.cfg.Image.View(ctx, p.resizer, tile, g)
+			v, _, err := p.cfg.Image.View(ctx, p.eng.Resizer, tile, g)
 			if err != nil {
 				return nil, err
 			}

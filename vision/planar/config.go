@@ -77,15 +77,6 @@ func (r *RawConfig) Filter(d Defaults) (resample.Filter, error) {
 	return f, nil
 }
 
-// FloorDiv is Python's a // b for b > 0 (rounding toward −∞).
-func FloorDiv(a, b int) int {
-	q := a / b
-	if a%b != 0 && a < 0 {
-		q--
-	}
-	return q
-}
-
 // First returns the first non-empty string of s, or "".
 func First(s ...string) string {
 	for _, v := range s {
@@ -228,6 +219,30 @@ func ReadFiles(dir string) (Files, error) {
 		}
 	}
 	return f, nil
+}
+
+// DecodeAll decodes each file of f into its target: preprocessor_config.json
+// (required) into pre, processor_config.json into proc,
+// tokenizer_config.json into tok and config.json into model. Absent files
+// and nil targets are skipped.
+func (f Files) DecodeAll(pre, proc, tok, model any) error {
+	if f.Preprocessor == nil {
+		return fmt.Errorf("no preprocessor_config.json: %w", vision.ErrBadOptions)
+	}
+	for _, x := range []struct {
+		name string
+		data []byte
+		v    any
+	}{{"preprocessor_config.json", f.Preprocessor, pre}, {"processor_config.json", f.Processor, proc},
+		{"tokenizer_config.json", f.Tokenizer, tok}, {"config.json", f.Model, model}} {
+		if x.v == nil {
+			continue
+		}
+		if err := Decode(x.name, x.data, x.v); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // Decode unmarshals the file called name into v; nil data (an absent file)

@@ -9,10 +9,12 @@
 package planartest
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -24,6 +26,7 @@ import (
 	"github.com/mmgate/mmgate/media"
 	"github.com/mmgate/mmgate/tensor"
 	"github.com/mmgate/mmgate/vision"
+	"github.com/mmgate/mmgate/vision/planar"
 )
 
 // Case is one expected result; the extras are set by the families that
@@ -220,62 +223,102 @@ func widenHash(p Family, plan vision.Plan) string {
 	return Hash([]byte(b.String()))
 }
 
-// VariantDir copies the model folder src into a temporary directory with
-// the variant's overrides merged into preprocessor_config.json, as the
-// reference scripts apply them, and returns the directory.
-func VariantDir(t testing.TB, src string, overrides json.RawMessage) string {
+// Patch returns the JSON object data with the keys of kv set (a nil value
+// deletes the key).
+func Patch(t testing.TB, data []byte, kv map[string]any) []byte {
 	t.Helper()
-	dir := t.TempDir()
-	entries, err := os.ReadDir(src)
+	var m map[string]any
+	if err := json.Unmarshal(data, &m); err != nil {
+		t.Fatal(err)
+	}
+	for k, v := range kv {
+		if v == nil {
+			delete(m, k)
+		} else {
+			m[k] = v
+		}
+	}
+	b, err := json.Marshal(m)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, e := range entries {
-		b, err := os.ReadFile(filepath.Join(src, e.Name()))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if e.Name() == "preprocessor_config.json" && len(overrides) > 0 {
-			var m, o map[string]json.RawMessage
-			if err := json.Unmarshal(b, &m); err != nil {
-				t.Fatal(err)
-			}
-			if err := json.Unmarshal(overrides, &o); err != nil {
-				t.Fatal(err)
-			}
-			for k, v := range o {
-				m[k] = v
-			}
-			if b, err = json.Marshal(m); err != nil {
-				t.Fatal(err)
-			}
-		}
-		if err := os.WriteFile(filepath.Join(dir, e.Name()), b, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return dir
+	return b
 }
 
-// Procs builds one processor per variant of g with load, from the model
-// folder src, and returns the lookup a Runner takes.
-func Procs[P Family](t testing.TB, g *Golden, src string, load func(dir string) (P, error)) func(testing.TB, string) Family {
+// Fixture reads a model folder's files.
+func Fixture(t testing.TB, dir string) planar.Files {
 	t.Helper()
+	f, err := planar.ReadFiles(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+// RunGolden runs the golden file testdata/golden.json of the package under
+// test. Each config variant's processor is build(parse(files)) with the
+// files of testdata/<model> and the variant's overrides merged into
+// preprocessor_config.json, as the reference scripts apply them; extras,
+// when not nil, checks the family's extra outputs.
+func RunGolden[C any, P Family](t *testing.T, model string, parse func(planar.Files) (C, error),
+	build func(C, planar.Options) (P, error), extras func(t testing.TB, name string, c Case, p vision.Plan)) {
+	g := Load(t, "testdata/golden.json")
+	base := Fixture(t, filepath.Join("testdata", model))
 	procs := map[string]Family{}
 	for name, ov := range g.Variants {
-		p, err := load(VariantDir(t, src, ov))
+		var kv map[string]any
+		if err := json.Unmarshal(ov, &kv); err != nil {
+			t.Fatal(err)
+		}
+		f := base
+		f.Preprocessor = Patch(t, base.Preprocessor, kv)
+		cfg, err := parse(f)
 		if err != nil {
 			t.Fatalf("variant %s: %v", name, err)
 		}
-		procs[name] = p
-	}
-	return func(t testing.TB, variant string) Family {
-		p, ok := procs[variant]
-		if !ok {
-			t.Fatalf("unknown variant %q", variant)
+		if procs[name], err = build(cfg, planar.Options{Workers: 2}); err != nil {
+			t.Fatalf("variant %s: %v", name, err)
 		}
-		return p
 	}
+	Runner{
+		Root:    filepath.Join("..", ".."),
+		Golden:  g,
+		Decoder: NewDecoder(t),
+		Extras:  extras,
+		Proc: func(t testing.TB, variant string) Family {
+			p, ok := procs[variant]
+			if !ok {
+				t.Fatalf("unknown variant %q", variant)
+			}
+			return p
+		},
+	}.Run(t)
+}
+
+// FuzzPlan is the body of the processors' plan fuzz targets: p and newErr
+// come from the family's New on fuzzed settings. New and PlanImage must
+// refuse with typed errors only (planErrs for PlanImage); an accepted plan
+// must satisfy valid and, for small images, ProcessImage must write every
+// byte of it in dtype dt (WritesAll).
+func FuzzPlan(t *testing.T, p vision.Processor, newErr error, w, h int, dt tensor.DType,
+	valid func(vision.Plan) bool, planErrs ...error) {
+	t.Helper()
+	if newErr != nil {
+		RequireKind(t, newErr, vision.ErrBadOptions, vision.ErrUnsupported)
+		return
+	}
+	plan, err := p.PlanImage(w, h, vision.Overrides{})
+	if err != nil {
+		RequireKind(t, err, planErrs...)
+		return
+	}
+	if !valid(plan) || plan.Views < 1 || plan.Elements()*dt.Size() != plan.Bytes(dt) {
+		t.Fatalf("PlanImage(%d, %d): bad plan %+v", w, h, plan)
+	}
+	if w > 1<<12 || h > 1<<12 || w*h > 1<<12 || plan.Elements() > 1<<20 {
+		return
+	}
+	WritesAll(t, p, SynthImage(w, h, w^h), plan, dt)
 }
 
 // NewDecoder is the gateway's decoder with its defaults.
@@ -286,4 +329,76 @@ func NewDecoder(t testing.TB) *media.Decoder {
 		t.Fatal(err)
 	}
 	return d
+}
+
+// RequireKind fails the test unless err wraps one of kinds.
+func RequireKind(t testing.TB, err error, kinds ...error) {
+	t.Helper()
+	for _, k := range kinds {
+		if errors.Is(err, k) {
+			return
+		}
+	}
+	t.Fatalf("error %v wraps none of %v", err, kinds)
+}
+
+// WritesAll processes img twice, into destinations prefilled with 0x00 and
+// 0xff, and fails unless both calls succeed and give the same bytes: every
+// byte of the plan's shape times the dtype size is written.
+func WritesAll(t testing.TB, p vision.Processor, img *imaging.RGB, plan vision.Plan, dt tensor.DType) {
+	t.Helper()
+	a := make([]byte, plan.Bytes(dt))
+	b := make([]byte, len(a))
+	for i := range b {
+		b[i] = 0xff
+	}
+	for _, dst := range [][]byte{a, b} {
+		if _, err := p.ProcessImage(context.Background(), img, plan, dt, dst); err != nil {
+			t.Fatalf("process %dx%d: %v", img.Width, img.Height, err)
+		}
+	}
+	if !bytes.Equal(a, b) {
+		t.Fatalf("%dx%d: not every byte of the plan was written", img.Width, img.Height)
+	}
+}
+
+// NewErrors checks a family's constructors: negative Options, a nil
+// config and an empty folder are refused, the first two with
+// vision.ErrBadOptions.
+func NewErrors[C any, P any](t *testing.T, cfg C, build func(C, planar.Options) (P, error), load func(string, planar.Options) (P, error)) {
+	t.Helper()
+	for _, o := range []planar.Options{{Workers: -1}, {PixelLimit: -1}} {
+		if _, err := build(cfg, o); !errors.Is(err, vision.ErrBadOptions) {
+			t.Errorf("%+v: %v", o, err)
+		}
+	}
+	var zero C
+	if _, err := build(zero, planar.Options{}); !errors.Is(err, vision.ErrBadOptions) {
+		t.Errorf("nil config: %v", err)
+	}
+	if _, err := load(t.TempDir(), planar.Options{}); !errors.Is(err, vision.ErrBadOptions) {
+		t.Errorf("empty folder: %v", err)
+	}
+}
+
+// SameForWorkers processes img with the processors build returns for 1
+// and 4 workers and fails unless both write the same bytes.
+func SameForWorkers(t *testing.T, build func(workers int) vision.Processor, img *imaging.RGB, dt tensor.DType) {
+	t.Helper()
+	var outs [][]byte
+	for _, w := range []int{1, 4} {
+		p := build(w)
+		plan, err := p.PlanImage(img.Width, img.Height, vision.Overrides{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		dst := make([]byte, plan.Bytes(dt))
+		if _, err := p.ProcessImage(context.Background(), img, plan, dt, dst); err != nil {
+			t.Fatal(err)
+		}
+		outs = append(outs, dst)
+	}
+	if !bytes.Equal(outs[0], outs[1]) {
+		t.Error("the number of workers changes the output")
+	}
 }
