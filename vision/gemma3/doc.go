@@ -24,7 +24,12 @@
 // Configuration follows transformers: preprocessor_config.json values over
 // the class defaults (224×224, bilinear, mean and std 0.5); pan-and-scan
 // values that are null take Gemma3Processor's defaults (off, min crop 256,
-// at most 4 crops, ratio 1.2), which is how vLLM resolves them.
+// at most 4 crops, ratio 1.2). That is how vLLM resolves them (the image
+// processor's value first): Gemma3Processor.__call__ itself passes its
+// defaults as explicit arguments, which override the image processor's own
+// do_pan_and_scan, so with Hugging Face alone pan-and-scan is on only when
+// a call asks for it (vLLM: mm_processor_kwargs do_pan_and_scan); to
+// follow such a request, set Config.PanAndScan.Enabled.
 // image_seq_length comes from processor_config.json (default 256) and the
 // token texts from tokenizer_config.json.
 //

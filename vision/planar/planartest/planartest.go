@@ -402,3 +402,19 @@ func SameForWorkers(t *testing.T, build func(workers int) vision.Processor, img 
 		t.Error("the number of workers changes the output")
 	}
 }
+
+// Bench times p.ProcessImage on img into a reused destination of dtype dt.
+func Bench(b *testing.B, p vision.Processor, img *imaging.RGB, dt tensor.DType) {
+	b.Helper()
+	plan, err := p.PlanImage(img.Width, img.Height, vision.Overrides{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	dst := make([]byte, plan.Bytes(dt))
+	b.SetBytes(int64(len(dst)))
+	for b.Loop() {
+		if _, err := p.ProcessImage(context.Background(), img, plan, dt, dst); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
