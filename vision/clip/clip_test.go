@@ -24,7 +24,7 @@ func TestLoadConfigFixture(t *testing.T) {
 	want := Config{
 		Image: ImageConfig{DoResize: true, Size: planar.Size{ShortestEdge: 336}, Resample: resample.Bicubic,
 			DoCenterCrop: true, CropHeight: 336, CropWidth: 336,
-			Norm: planar.NormParams{Rescale: 0.00392156862745098, Mean: OpenAIMean, Std: OpenAIStd, DoRescale: true, DoNormalize: true}},
+			Norm: planar.NormParams{Rescale: 0.00392156862745098, Mean: openAIMean, Std: openAIStd, DoRescale: true, DoNormalize: true}},
 		Prompt: PromptConfig{PatchSize: 14, Strategy: "default", NumAdditionalImageTokens: 1, ImageToken: "<image>", ImageTokenID: 32000},
 	}
 	if *cfg != want {

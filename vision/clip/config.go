@@ -13,8 +13,8 @@ const ModelType = "llava"
 
 // OpenAI CLIP normalization constants (the CLIP class defaults).
 var (
-	OpenAIMean = [3]float64{0.48145466, 0.4578275, 0.40821073}
-	OpenAIStd  = [3]float64{0.26862954, 0.26130258, 0.27577711}
+	openAIMean = [3]float64{0.48145466, 0.4578275, 0.40821073}
+	openAIStd  = [3]float64{0.26862954, 0.26130258, 0.27577711}
 )
 
 const (
@@ -57,7 +57,7 @@ type rawImageConfig struct {
 
 // resolve applies the CLIP class defaults to the file's values.
 func (r *rawImageConfig) resolve() (ImageConfig, error) {
-	d := planar.Defaults{Mean: OpenAIMean, Std: OpenAIStd, Resample: resample.Bicubic}
+	d := planar.Defaults{Mean: openAIMean, Std: openAIStd, Resample: resample.Bicubic}
 	c := ImageConfig{DoResize: planar.Bool(r.DoResize, true), DoCenterCrop: planar.Bool(r.DoCenterCrop, true)}
 	var err error
 	if c.Norm, err = r.Norm(d); err != nil {

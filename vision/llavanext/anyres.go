@@ -41,10 +41,6 @@ func PatchOutputSize(h, w int, target [2]int) (int, int) {
 	return th, min(int(math.Ceil(float64(w)*scaleH)), tw)
 }
 
-// round7Threshold is 1 − 0.5·10⁻⁷: a fractional part at or over it rounds
-// up to the next integer at seven decimals.
-var round7Threshold = big.NewRat(19999999, 20000000)
-
 // Round7 is Python's int(round(x, 7)) for x ≥ 0: the integer part of x
 // rounded to seven decimal places. round works on the exact decimal value
 // of the double, so the integer part grows exactly when x's fractional part
@@ -52,7 +48,9 @@ var round7Threshold = big.NewRat(19999999, 20000000)
 func Round7(x float64) int {
 	f := math.Floor(x)
 	frac := x - f // exact
-	if frac != 0 && new(big.Rat).SetFloat64(frac).Cmp(round7Threshold) >= 0 {
+	// 1 − 0.5·10⁻⁷: a fractional part at or over it rounds up at seven
+	// decimals.
+	if frac != 0 && new(big.Rat).SetFloat64(frac).Cmp(big.NewRat(19999999, 20000000)) >= 0 {
 		f++
 	}
 	return int(f)

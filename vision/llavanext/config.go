@@ -19,9 +19,11 @@ const (
 	maxTiles    = 1024
 )
 
-// DefaultPinpoints is LlavaNextImageProcessor's image_grid_pinpoints, as
-// (height, width).
-var DefaultPinpoints = [][2]int{{336, 672}, {672, 336}, {672, 672}, {1008, 336}, {336, 1008}}
+// DefaultPinpoints returns LlavaNextImageProcessor's image_grid_pinpoints,
+// as (height, width).
+func DefaultPinpoints() [][2]int {
+	return [][2]int{{336, 672}, {672, 336}, {672, 672}, {1008, 336}, {336, 1008}}
+}
 
 // Config is a resolved LLaVA-NeXT processor configuration.
 type Config struct {
@@ -57,10 +59,10 @@ func ParseConfig(f planar.Files) (*Config, error) {
 }
 
 // parsePinpoints reads a list of [height, width] integer pairs; absent or
-// null means DefaultPinpoints.
+// null means DefaultPinpoints().
 func parsePinpoints(raw json.RawMessage) ([][2]int, error) {
 	if len(raw) == 0 || string(raw) == "null" {
-		return append([][2]int(nil), DefaultPinpoints...), nil
+		return DefaultPinpoints(), nil
 	}
 	var pp [][]float64
 	if err := json.Unmarshal(raw, &pp); err != nil {

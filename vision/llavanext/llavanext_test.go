@@ -26,7 +26,7 @@ func TestLoadConfigFixture(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !slices.Equal(cfg.Pinpoints, DefaultPinpoints) || cfg.TileSize() != 336 || cfg.Prompt.ImageTokenID != 32000 ||
+	if !slices.Equal(cfg.Pinpoints, DefaultPinpoints()) || cfg.TileSize() != 336 || cfg.Prompt.ImageTokenID != 32000 ||
 		cfg.Prompt.NumAdditionalImageTokens != 1 || cfg.Image.CropWidth != 336 {
 		t.Errorf("config %+v", cfg)
 	}
@@ -63,7 +63,7 @@ func TestParseConfigErrors(t *testing.T) {
 	}
 	g = f
 	g.Preprocessor = []byte(`{"image_grid_pinpoints": null}`)
-	if cfg, err := ParseConfig(g); err != nil || !slices.Equal(cfg.Pinpoints, DefaultPinpoints) || cfg.TileSize() != 224 {
+	if cfg, err := ParseConfig(g); err != nil || !slices.Equal(cfg.Pinpoints, DefaultPinpoints()) || cfg.TileSize() != 224 {
 		t.Errorf("defaults: %+v, %v", cfg, err)
 	}
 }
@@ -83,7 +83,7 @@ func TestBestResolution(t *testing.T) {
 		{1, 1009, [2]int{336, 672}, true},  // no pinpoint keeps a pixel: the first listed wastes less than +inf
 	}
 	for _, tc := range tests {
-		got, ok := BestResolution(tc.h, tc.w, DefaultPinpoints)
+		got, ok := BestResolution(tc.h, tc.w, DefaultPinpoints())
 		if got != tc.want || ok != tc.ok {
 			t.Errorf("%dx%d: %v %v, want %v %v", tc.w, tc.h, got, ok, tc.want, tc.ok)
 		}
