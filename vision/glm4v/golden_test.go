@@ -121,7 +121,7 @@ func errorKind(err error) string {
 	return err.Error()
 }
 
-func fixtureConfig(t *testing.T) *Config {
+func fixtureConfig(t testing.TB) *Config {
 	t.Helper()
 	c, err := LoadConfig("testdata/glm-4.1v")
 	if err != nil {
@@ -130,7 +130,7 @@ func fixtureConfig(t *testing.T) *Config {
 	return c
 }
 
-func loadFixture(t *testing.T, o Options) *Processor {
+func loadFixture(t testing.TB, o Options) *Processor {
 	t.Helper()
 	p, err := Load("testdata/glm-4.1v", o)
 	if err != nil {
