@@ -35,7 +35,6 @@ for the real clips):
     glm4v_reference.py --write-golden OUT                vision/glm4v/testdata/golden.json
 """
 
-import argparse
 import hashlib
 import json
 import math
@@ -43,12 +42,11 @@ import os
 import sys
 
 import numpy as np
-from PIL import Image
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import reference_preprocess as ref  # noqa: E402
 import video_reference as vref  # noqa: E402
-from internvl_reference import corpus_files, synth, write_lines  # noqa: E402
+from internvl_reference import cli, corpus_images, synth, write_lines  # noqa: E402
 
 ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 FIXTURE = os.path.join(ROOT, "vision", "glm4v", "testdata", "glm-4.1v")
@@ -92,6 +90,10 @@ def load_config(model_dir, image_over=None):
 
 def smart_resize(num_frames, height, width, temporal_factor=2, factor=28,
                  min_pixels=112 * 112, max_pixels=14 * 14 * 2 * 2 * 2 * 6144):
+    """GLM's smart_resize: its own first steps (the frame count, small sides
+    scaled up with int() truncation, the ratio), then, line for line, what
+    Qwen3-VL's video smart_resize does (video_reference.py), whose own checks
+    can no longer fail: with factor 28 a scaled side is never under 28."""
     if num_frames < temporal_factor:
         raise GlmError("frames", "t:%d must be larger than temporal_factor:%d" % (num_frames, temporal_factor))
     if height < factor or width < factor:
@@ -100,18 +102,7 @@ def smart_resize(num_frames, height, width, temporal_factor=2, factor=28,
         width = int(width * scale)
     if max(height, width) / min(height, width) > 200:
         raise GlmError("aspect_ratio", "absolute aspect ratio must be smaller than 200")
-    h_bar = round(height / factor) * factor
-    w_bar = round(width / factor) * factor
-    t_bar = round(num_frames / temporal_factor) * temporal_factor
-    if t_bar * h_bar * w_bar > max_pixels:
-        beta = math.sqrt((num_frames * height * width) / max_pixels)
-        h_bar = max(factor, math.floor(height / beta / factor) * factor)
-        w_bar = max(factor, math.floor(width / beta / factor) * factor)
-    elif t_bar * h_bar * w_bar < min_pixels:
-        beta = math.sqrt(min_pixels / (num_frames * height * width))
-        h_bar = math.ceil(height * beta / factor) * factor
-        w_bar = math.ceil(width * beta / factor) * factor
-    return h_bar, w_bar
+    return vref.smart_resize_qwen3_video(num_frames, height, width, min_pixels, max_pixels, factor, temporal_factor)
 
 
 def bounds(s, over):
@@ -224,15 +215,11 @@ def synth_frames(w, h):
 
 def image_cases(cfg_files):
     files = []
-    for rel in corpus_files():
-        entry = {"file": rel, "cases": []}
-        try:
-            im = ref.load_image(os.path.join(ROOT, rel))
-        except ref.PreprocessError as e:
-            entry["error"] = e.kind
-            files.append(entry)
+    for entry, im in corpus_images():
+        files.append(entry)
+        if im is None:
             continue
-        entry["width"], entry["height"] = im.size
+        entry["cases"] = []
         for oname, over in IMAGE_OVERRIDES.items():
             c = {"override": oname}
             try:
@@ -241,8 +228,6 @@ def image_cases(cfg_files):
             except GlmError as e:
                 c["error"] = e.kind
             entry["cases"].append(c)
-        files.append(entry)
-        print(rel, file=sys.stderr)
     return files
 
 
@@ -317,29 +302,15 @@ def write_golden(out_path):
     write_lines(out_path, doc)
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--model", default=FIXTURE)
-    ap.add_argument("--hash", action="store_true")
-    ap.add_argument("--write-golden", metavar="OUT")
-    ap.add_argument("files", nargs="*")
-    a = ap.parse_args()
-    if a.write_golden:
-        write_golden(a.write_golden)
-        return
-    cfg = load_config(a.model)
-    for path in a.files:
-        try:
-            im = ref.load_image(path)
-            pv, grid, size = preprocess_image(im, cfg)
-        except (ref.PreprocessError, GlmError) as e:
-            print(json.dumps({"file": path, "error": e.kind}))
-            continue
-        d = dict({"file": path}, **image_result(pv, grid, size, cfg["image"]["merge_size"]))
-        if not a.hash:
-            del d["sha256"]
-        print(json.dumps(d))
+def image_processor(model_dir):
+    """The per-image function of the command line: RGB image -> result fields."""
+    cfg = load_config(model_dir)
+
+    def one(im):
+        pv, grid, size = preprocess_image(im, cfg)
+        return image_result(pv, grid, size, cfg["image"]["merge_size"])
+    return one
 
 
 if __name__ == "__main__":
-    main()
+    cli(__doc__, FIXTURE, write_golden, image_processor, GlmError)

@@ -286,6 +286,22 @@ def model_config(name):
     return config_from(pre, proc)
 
 
+def corpus_images():
+    """Yields (entry, image) per corpus file: entry is {"file": rel} with
+    the loaded size, or with the loader's error kind and image None."""
+    for rel in corpus_files():
+        entry = {"file": rel}
+        try:
+            im = ref.load_image(os.path.join(ROOT, rel))
+        except ref.PreprocessError as e:
+            entry["error"] = e.kind
+            yield entry, None
+            continue
+        entry["width"], entry["height"] = im.size
+        print(rel, file=sys.stderr)
+        yield entry, im
+
+
 def corpus_files():
     """Every image of testdata/photos (and synth/) and media/testdata/corpus,
     less the corpus files the project's decoder refuses on purpose (marked
@@ -306,19 +322,11 @@ def corpus_files():
 def write_golden(out_path):
     cfg = model_config("internvl3")
     files = []
-    for rel in corpus_files():
-        entry = {"file": rel}
-        try:
-            im = ref.load_image(os.path.join(ROOT, rel))
-        except ref.PreprocessError as e:
-            entry["error"] = e.kind
-            files.append(entry)
-            continue
-        entry["width"], entry["height"] = im.size
-        pv, grid, main = preprocess_image(im, cfg)
-        entry.update(result_line(pv, grid, main, cfg))
+    for entry, im in corpus_images():
+        if im is not None:
+            pv, grid, main = preprocess_image(im, cfg)
+            entry.update(result_line(pv, grid, main, cfg))
         files.append(entry)
-        print(rel, entry.get("grid"), file=sys.stderr)
     synthetic = []
     for name in CONFIGS:
         c = model_config(name)
@@ -359,30 +367,40 @@ def write_lines(path, doc):
         f.write("}\n")
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--model", default=os.path.join(ROOT, "vision", "internvl", "testdata", "internvl3"))
+def image_processor(model_dir):
+    """The per-image function of the command line: RGB image -> result fields."""
+    cfg = load_config(model_dir)
+
+    def one(im):
+        pv, grid, main_size = preprocess_image(im, cfg)
+        return result_line(pv, grid, main_size, cfg)
+    return one
+
+
+def cli(doc, default_model, write_golden_to, processor, *errors):
+    """The command line both family references share: --write-golden OUT, or
+    one JSON line per FILE (like `mmgate preprocess`, sha256 with --hash):
+    processor(model_dir)(image)'s fields, or the kind of the loader's or the
+    processor's refusal (the exception classes in errors)."""
+    ap = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--model", default=default_model)
     ap.add_argument("--hash", action="store_true")
     ap.add_argument("--write-golden", metavar="OUT")
     ap.add_argument("files", nargs="*")
     a = ap.parse_args()
     if a.write_golden:
-        write_golden(a.write_golden)
+        write_golden_to(a.write_golden)
         return
-    cfg = load_config(a.model)
+    one = processor(a.model)
     for path in a.files:
         try:
-            im = ref.load_image(path)
-        except ref.PreprocessError as e:
-            print(json.dumps({"file": path, "error": e.kind}))
-            continue
-        pv, grid, main = preprocess_image(im, cfg)
-        d = {"file": path}
-        d.update(result_line(pv, grid, main, cfg))
+            d = dict({"file": path}, **one(ref.load_image(path)))
+        except (ref.PreprocessError,) + errors as e:
+            d = {"file": path, "error": e.kind}
         if not a.hash:
-            del d["sha256"]
+            d.pop("sha256", None)
         print(json.dumps(d))
 
 
 if __name__ == "__main__":
-    main()
+    cli(__doc__, os.path.join(ROOT, "vision", "internvl", "testdata", "internvl3"), write_golden, image_processor)

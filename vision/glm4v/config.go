@@ -2,14 +2,11 @@ package glm4v
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io/fs"
 	"math"
-	"os"
-	"path/filepath"
 
 	"github.com/mmgate/mmgate/vision"
+	"github.com/mmgate/mmgate/vision/internal/modeldir"
 	"github.com/mmgate/mmgate/vision/qwenvl"
 )
 
@@ -154,32 +151,9 @@ func (c *Config) ParseVideoConfig(data []byte) error {
 // tokenizer_config.json's extra_special_tokens when it names them
 // (Glm4vProcessor prefers the tokenizer's attributes to its defaults).
 func (c *Config) ParseTokenizerConfig(data []byte) error {
-	var r struct {
-		Extra map[string]json.RawMessage `json:"extra_special_tokens"`
+	if err := modeldir.ExtraTokens(data, map[string]*string{"image_token": &c.ImageToken, "video_token": &c.VideoToken}); err != nil {
+		return fmt.Errorf("glm4v: tokenizer config: %w", err)
 	}
-	if err := json.Unmarshal(data, &r); err != nil {
-		return fmt.Errorf("glm4v: tokenizer config: %v: %w", err, vision.ErrBadOptions)
-	}
-	for name, dst := range map[string]*string{"image_token": &c.ImageToken, "video_token": &c.VideoToken} {
-		raw, ok := r.Extra[name]
-		if !ok || string(raw) == "null" {
-			continue
-		}
-		if err := json.Unmarshal(raw, dst); err != nil || *dst == "" {
-			return fmt.Errorf("glm4v: tokenizer config: %s: want a non-empty string: %w", name, vision.ErrBadOptions)
-		}
-	}
-	return nil
-}
-
-func (c *Config) parseModelConfig(data []byte) error {
-	var r struct {
-		ModelType string `json:"model_type"`
-	}
-	if err := json.Unmarshal(data, &r); err != nil {
-		return fmt.Errorf("glm4v: config.json: %v: %w", err, vision.ErrBadOptions)
-	}
-	c.ModelType = r.ModelType
 	return nil
 }
 
@@ -189,32 +163,28 @@ func (c *Config) parseModelConfig(data []byte) error {
 func LoadConfig(dir string) (*Config, error) {
 	c := DefaultConfig()
 	c.ModelType = ""
-	steps := []struct {
-		file     string
-		required bool
-		apply    func([]byte) error
-	}{
-		{"config.json", true, c.parseModelConfig},
-		{"preprocessor_config.json", true, c.ParseImageConfig},
-		{"video_preprocessor_config.json", false, c.ParseVideoConfig},
-		{"tokenizer_config.json", false, c.ParseTokenizerConfig},
+	files := []modeldir.File{
+		{Name: "config.json", Required: true, Apply: func(b []byte) (err error) { c.ModelType, err = modeldir.ModelType(b); return }},
+		{Name: "preprocessor_config.json", Required: true, Apply: c.ParseImageConfig},
+		{Name: "video_preprocessor_config.json", Apply: c.ParseVideoConfig},
+		{Name: "tokenizer_config.json", Apply: c.ParseTokenizerConfig},
 	}
-	for _, s := range steps {
-		data, err := os.ReadFile(filepath.Join(dir, s.file))
-		if errors.Is(err, fs.ErrNotExist) && !s.required {
-			continue
-		}
-		if err != nil {
-			return nil, fmt.Errorf("glm4v: load %s: %v: %w", dir, err, vision.ErrBadOptions)
-		}
-		if err := s.apply(data); err != nil {
-			return nil, fmt.Errorf("glm4v: load %s: %w", dir, err)
-		}
+	if err := modeldir.Read(dir, files...); err != nil {
+		return nil, fmt.Errorf("glm4v: load %s: %w", dir, err)
 	}
 	if err := c.Validate(); err != nil {
 		return nil, fmt.Errorf("glm4v: load %s: %w", dir, err)
 	}
 	return &c, nil
+}
+
+// Load builds a processor from a model folder (see LoadConfig).
+func Load(dir string, o Options) (*Processor, error) {
+	cfg, err := LoadConfig(dir)
+	if err != nil {
+		return nil, err
+	}
+	return New(cfg, o)
 }
 
 // Validate checks that the configuration describes a processor this package

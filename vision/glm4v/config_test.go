@@ -10,10 +10,7 @@ import (
 )
 
 func TestLoadConfigFixture(t *testing.T) {
-	c, err := LoadConfig("testdata/glm-4.1v")
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := fixtureConfig(t)
 	want := DefaultConfig()
 	want.Image.MinPixels, want.Image.MaxPixels = 12544, 9633792
 	want.Video.MinPixels, want.Video.MaxPixels = 12544, 47040000
@@ -23,36 +20,32 @@ func TestLoadConfigFixture(t *testing.T) {
 }
 
 func TestParseConfigs(t *testing.T) {
-	cases := []struct {
-		json string
-		err  error
-		chk  func(c Config) bool
-	}{
-		{`{}`, nil, func(c Config) bool { return c.Image.MinPixels == 12544 && c.Image.MaxPixels == 11760000 }},
-		// GLM reads its bounds from size only.
-		{`{"min_pixels": 5, "max_pixels": 6, "size": {"shortest_edge": 100, "longest_edge": 2000}}`, nil,
-			func(c Config) bool { return c.Image.MinPixels == 100 && c.Image.MaxPixels == 2000 }},
-		{`{"min_pixels": 5, "max_pixels": 6}`, nil, func(c Config) bool { return c.Image.MinPixels == 12544 }},
-		{`{"patch_size": 16, "merge_size": 1, "image_mean": 0.5}`, nil, func(c Config) bool {
-			return c.Image.Factor() == 16 && c.Image.ImageMean == [3]float64{0.5, 0.5, 0.5}
-		}},
-		{`{"size": {"shortest_edge": 100}}`, vision.ErrBadOptions, nil},
-		{`{"size": {"longest_edge": 100.5, "shortest_edge": 1}}`, vision.ErrBadOptions, nil},
-		{`{"size": {"longest_edge": -1, "shortest_edge": 1}}`, vision.ErrBadOptions, nil},
-		{`{"patch_size": "x"}`, vision.ErrBadOptions, nil},
-		{`{} []`, vision.ErrBadOptions, nil},
-	}
-	for _, tc := range cases {
+	parsed := func(js string) (Config, error) {
 		c := DefaultConfig()
-		err := c.ParseImageConfig([]byte(tc.json))
-		if tc.err != nil {
-			if !errors.Is(err, tc.err) {
-				t.Errorf("%s: err = %v, want %v", tc.json, err, tc.err)
-			}
-			continue
+		return c, c.ParseImageConfig([]byte(js))
+	}
+	valid := map[string]func(c Config) bool{
+		`{}`: func(c Config) bool { return c.Image.MinPixels == 12544 && c.Image.MaxPixels == 11760000 },
+		// GLM reads its bounds from size only.
+		`{"min_pixels": 5, "max_pixels": 6, "size": {"shortest_edge": 100, "longest_edge": 2000}}`: func(c Config) bool {
+			return c.Image.MinPixels == 100 && c.Image.MaxPixels == 2000
+		},
+		`{"min_pixels": 5, "max_pixels": 6}`: func(c Config) bool { return c.Image.MinPixels == 12544 },
+		`{"patch_size": 16, "merge_size": 1, "image_mean": 0.5}`: func(c Config) bool {
+			return c.Image.Factor() == 16 && c.Image.ImageMean == [3]float64{0.5, 0.5, 0.5}
+		},
+	}
+	for js, ok := range valid {
+		if c, err := parsed(js); err != nil || !ok(c) {
+			t.Errorf("%s: %v, %+v", js, err, c.Image)
 		}
-		if err != nil || !tc.chk(c) {
-			t.Errorf("%s: %v, %+v", tc.json, err, c.Image)
+	}
+	for _, js := range []string{
+		`{"size": {"shortest_edge": 100}}`, `{"size": {"longest_edge": 100.5, "shortest_edge": 1}}`,
+		`{"size": {"longest_edge": -1, "shortest_edge": 1}}`, `{"patch_size": "x"}`, `{} []`,
+	} {
+		if _, err := parsed(js); !errors.Is(err, vision.ErrBadOptions) {
+			t.Errorf("%s: err = %v, want ErrBadOptions", js, err)
 		}
 	}
 	c := DefaultConfig()

@@ -1,7 +1,6 @@
 package glm4v
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"math"
@@ -10,6 +9,8 @@ import (
 	"github.com/mmgate/mmgate/imaging"
 	"github.com/mmgate/mmgate/tensor"
 	"github.com/mmgate/mmgate/vision"
+	"github.com/mmgate/mmgate/vision/internal/visiontest"
+	"github.com/mmgate/mmgate/vision/qwenvl"
 )
 
 // FuzzParseConfig: any processor file parses or fails with
@@ -91,14 +92,14 @@ func FuzzPlan(f *testing.F) {
 	f.Add(uint16(96), uint16(64), uint16(37), 25.0, uint32(0), uint32(0), uint8(0))
 	f.Add(uint16(1), uint16(5000), uint16(2), 2.0, uint32(0), uint32(100352), uint8(1))
 	f.Add(uint16(3), uint16(7), uint16(700), 2.0, uint32(50000), uint32(0), uint8(2))
-	p := loadFixture(f, Options{Workers: 2})
+	p := loadFixture(f, Options{Options: qwenvl.Options{Workers: 2}})
 	f.Fuzz(func(t *testing.T, w, h, frames uint16, fps float64, lo, hi uint32, sel uint8) {
 		dt := []tensor.DType{tensor.Float32, tensor.BFloat16, tensor.Float16}[int(sel)%3]
 		ov := vision.Overrides{MinPixels: int(lo % (1 << 22)), MaxPixels: int(hi % (1 << 22))}
 		plan, err := p.PlanImage(int(w), int(h), ov)
 		if err == nil {
 			checkBytes(t, plan, dt, func(dst []byte) error {
-				_, err := p.ProcessImage(context.Background(), synth(int(w), int(h), 1), plan, dt, dst)
+				_, err := p.ProcessImage(context.Background(), visiontest.Synth(int(w), int(h), 1), plan, dt, dst)
 				return err
 			})
 		}
@@ -110,7 +111,7 @@ func FuzzPlan(f *testing.F) {
 		checkBytes(t, vp.Plan, dt, func(dst []byte) error {
 			fr := make([]*imaging.RGB, len(vp.Indices))
 			for k := range fr {
-				fr[k] = synth(info.Width, info.Height, vp.Indices[k])
+				fr[k] = visiontest.Synth(info.Width, info.Height, vp.Indices[k])
 			}
 			_, err := p.ProcessVideo(context.Background(), fr, vp, dt, dst)
 			return err
@@ -128,14 +129,11 @@ func checkBytes(t *testing.T, plan vision.Plan, dt tensor.DType, process func([]
 	if plan.Bytes(dt) > 1<<22 || plan.SourceWidth*plan.SourceHeight > 1<<20 {
 		return
 	}
-	dst := bytes.Repeat([]byte{0xff}, plan.Bytes(dt))
+	dst := visiontest.Ones(plan.Bytes(dt))
 	if err := process(dst); err != nil {
 		t.Fatal(err)
 	}
-	es := dt.Size()
-	for i := 0; i < len(dst); i += es {
-		if bytes.Equal(dst[i:i+es], bytes.Repeat([]byte{0xff}, es)) {
-			t.Fatalf("plan %+v: element %d not written", plan, i/es)
-		}
+	if visiontest.Unwritten(dst, dt.Size()) {
+		t.Fatalf("plan %+v: elements left unwritten", plan)
 	}
 }

@@ -2,19 +2,16 @@ package glm4v
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
-	"os"
-	"path/filepath"
 	"slices"
 	"testing"
 
 	"github.com/mmgate/mmgate/imaging"
-	"github.com/mmgate/mmgate/media"
 	"github.com/mmgate/mmgate/tensor"
 	"github.com/mmgate/mmgate/vision"
+	"github.com/mmgate/mmgate/vision/internal/visiontest"
+	"github.com/mmgate/mmgate/vision/qwenvl"
 )
 
 // The goldens come from scripts/golden/glm4v_reference.py (Pillow 9.4.0 +
@@ -72,14 +69,8 @@ type goldenDoc struct {
 
 func loadGolden(t *testing.T) *goldenDoc {
 	t.Helper()
-	b, err := os.ReadFile("testdata/golden.json")
-	if err != nil {
-		t.Fatal(err)
-	}
 	var d goldenDoc
-	if err := json.Unmarshal(b, &d); err != nil {
-		t.Fatal(err)
-	}
+	visiontest.ReadJSON(t, "testdata/golden.json", &d)
 	if len(d.Files) == 0 || len(d.Synthetic) == 0 || len(d.Videos) == 0 || len(d.Clips) == 0 {
 		t.Fatal("golden.json lacks cases")
 	}
@@ -92,20 +83,17 @@ func loadGolden(t *testing.T) *goldenDoc {
 	return &d
 }
 
-// synth is the deterministic test image of the reference scripts
-// (qwenvl_numpy.synth).
-func synth(w, h, seed int) *imaging.RGB {
-	img := imaging.NewRGB(w, h)
-	for i := range img.Pix {
-		x, y, c := i/3%w, i/3/w, i%3
-		img.Pix[i] = uint8((x*7 + y*13 + c*101 + (x*y)%31 + seed) % 256)
+// refused reports whether planning failed as the reference did (kind
+// wantErr); it fails the test on any other outcome than success.
+func refused(t *testing.T, err error, wantErr string) bool {
+	t.Helper()
+	switch {
+	case wantErr == "" && err != nil:
+		t.Fatal(err)
+	case wantErr != "" && (err == nil || errorKind(err) != wantErr):
+		t.Fatalf("err %v; want error %q", err, wantErr)
 	}
-	return img
-}
-
-func hexSHA(b []byte) string {
-	s := sha256.Sum256(b)
-	return hex.EncodeToString(s[:])
+	return wantErr != ""
 }
 
 // errorKind maps a planning error to the reference's kind.
@@ -143,14 +131,8 @@ func loadFixture(t testing.TB, o Options) *Processor {
 func checkImage(t *testing.T, p *Processor, img *imaging.RGB, o vision.Overrides, want goldenImage) {
 	t.Helper()
 	plan, err := p.PlanImage(img.Width, img.Height, o)
-	if want.Error != "" {
-		if err == nil || errorKind(err) != want.Error {
-			t.Fatalf("plan %+v, err %v; want error %q", plan, err, want.Error)
-		}
+	if refused(t, err, want.Error) {
 		return
-	}
-	if err != nil {
-		t.Fatal(err)
 	}
 	if [2]int{plan.Width, plan.Height} != want.Size || plan.GridTHW() != want.GridTHW ||
 		plan.Tokens != want.Tokens || !slices.Equal(plan.Shape(), want.Shape) {
@@ -159,12 +141,21 @@ func checkImage(t *testing.T, p *Processor, img *imaging.RGB, o vision.Overrides
 	if pr := p.ImagePrompt(plan); pr.Text != p.ImageAnchor() || len(pr.Runs) != 1 || pr.Runs[0] != want.Tokens {
 		t.Errorf("prompt %+v", pr)
 	}
-	dst := make([]byte, plan.Bytes(tensor.Float32))
-	if _, err := p.ProcessImage(context.Background(), img, plan, tensor.Float32, dst); err != nil {
+	checkDigest(t, plan.Bytes(tensor.Float32), want.SHA256, func(dst []byte) error {
+		_, err := p.ProcessImage(context.Background(), img, plan, tensor.Float32, dst)
+		return err
+	})
+}
+
+// checkDigest runs process on an n-byte buffer and compares its sha256.
+func checkDigest(t *testing.T, n int, want string, process func(dst []byte) error) {
+	t.Helper()
+	dst := make([]byte, n)
+	if err := process(dst); err != nil {
 		t.Fatal(err)
 	}
-	if h := hexSHA(dst); h != want.SHA256 {
-		t.Errorf("sha256 %s, want %s", h, want.SHA256)
+	if h := visiontest.SHA256(dst); h != want {
+		t.Errorf("sha256 %s, want %s", h, want)
 	}
 }
 
@@ -172,37 +163,17 @@ func checkImage(t *testing.T, p *Processor, img *imaging.RGB, o vision.Overrides
 // gateway does, with the fixture's bounds and two overrides.
 func TestGoldenFiles(t *testing.T) {
 	doc := loadGolden(t)
-	dec, err := media.New(media.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
 	p := loadFixture(t, Options{})
 	for _, f := range doc.Files {
 		t.Run(f.File, func(t *testing.T) {
-			data, err := os.ReadFile(filepath.Join("..", "..", filepath.FromSlash(f.File)))
-			if err != nil {
-				t.Fatal(err)
-			}
-			img, err := dec.Decode(context.Background(), data)
-			if f.Error != "" {
-				if err == nil {
-					t.Fatalf("decoded, want error %q", f.Error)
-				}
+			img := visiontest.Decode(t, "../..", f.File, f.Error, f.Width, f.Height)
+			if img == nil {
 				return
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !img.Exact {
-				t.Skip("decoder built without cgo: pixels are not Pillow's")
-			}
-			if img.RGB.Width != f.Width || img.RGB.Height != f.Height {
-				t.Fatalf("decoded %dx%d, want %dx%d", img.RGB.Width, img.RGB.Height, f.Width, f.Height)
 			}
 			for _, c := range f.Cases {
 				o := doc.Overrides[c.Override]
 				ov := vision.Overrides{MinPixels: o["min_pixels"], MaxPixels: o["max_pixels"]}
-				t.Run(c.Override, func(t *testing.T) { checkImage(t, p, img.RGB, ov, c.goldenImage) })
+				t.Run(c.Override, func(t *testing.T) { checkImage(t, p, img, ov, c.goldenImage) })
 			}
 		})
 	}
@@ -213,10 +184,10 @@ func TestGoldenFiles(t *testing.T) {
 // growing and shrinking) on synthesized images.
 func TestGoldenSynthetic(t *testing.T) {
 	doc := loadGolden(t)
-	procs := map[string]*Processor{"glm-4.1v": loadFixture(t, Options{Workers: 2})}
+	procs := map[string]*Processor{"glm-4.1v": loadFixture(t, Options{Options: qwenvl.Options{Workers: 2}})}
 	small := fixtureConfig(t)
 	small.Image.MinPixels, small.Image.MaxPixels = 3136, 100352
-	p, err := New(small, Options{Workers: 3})
+	p, err := New(small, Options{Options: qwenvl.Options{Workers: 3}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -227,7 +198,7 @@ func TestGoldenSynthetic(t *testing.T) {
 			t.Fatalf("unknown config %q", s.Config)
 		}
 		t.Run(s.Config, func(t *testing.T) {
-			checkImage(t, p, synth(s.Width, s.Height, s.Seed), vision.Overrides{}, s.goldenImage)
+			checkImage(t, p, visiontest.Synth(s.Width, s.Height, s.Seed), vision.Overrides{}, s.goldenImage)
 		})
 	}
 }
@@ -238,14 +209,8 @@ func checkVideo(t *testing.T, p *Processor, want goldenVideo, frames func(idx []
 	t.Helper()
 	info := vision.VideoInfo{Width: want.Width, Height: want.Height, Frames: want.Frames, FPS: want.FPS}
 	plan, err := p.PlanVideo(info, want.Override)
-	if want.Error != "" {
-		if err == nil || errorKind(err) != want.Error {
-			t.Fatalf("plan %+v, err %v; want error %q", plan, err, want.Error)
-		}
+	if refused(t, err, want.Error) {
 		return
-	}
-	if err != nil {
-		t.Fatal(err)
 	}
 	if !slices.Equal(plan.Indices, want.Indices) || [2]int{plan.Width, plan.Height} != want.Size ||
 		plan.GridTHW() != want.GridTHW || plan.Tokens != want.Tokens || !slices.Equal(plan.Shape(), want.Shape) {
@@ -258,16 +223,13 @@ func checkVideo(t *testing.T, p *Processor, want goldenVideo, frames func(idx []
 	if pr.Text != want.Prompt || !slices.Equal(pr.Runs, want.Runs) || pr.Pad != "<|image|>" {
 		t.Errorf("prompt %q runs %v, want %q %v", pr.Text, pr.Runs, want.Prompt, want.Runs)
 	}
-	dst := make([]byte, plan.Bytes(tensor.Float32))
-	if _, err := p.ProcessVideo(context.Background(), frames(plan.Indices), plan, tensor.Float32, dst); err != nil {
-		t.Fatal(err)
-	}
-	if h := hexSHA(dst); h != want.SHA256 {
-		t.Errorf("sha256 %s, want %s", h, want.SHA256)
-	}
+	checkDigest(t, plan.Bytes(tensor.Float32), want.SHA256, func(dst []byte) error {
+		_, err := p.ProcessVideo(context.Background(), frames(plan.Indices), plan, tensor.Float32, dst)
+		return err
+	})
 }
 
-// TestGoldenVideos: synthesized clips whose frame k is synth(w, h, k):
+// TestGoldenVideos: synthesized clips whose frame k is visiontest.Synth(w, h, k):
 // short and long (the 300 s linspace branch) durations, odd counts, too few
 // frames, fps overrides, bounds overrides and do_sample_frames off.
 func TestGoldenVideos(t *testing.T) {
@@ -288,7 +250,7 @@ func TestGoldenVideos(t *testing.T) {
 			checkVideo(t, proc, v, func(idx []int) []*imaging.RGB {
 				out := make([]*imaging.RGB, len(idx))
 				for k, i := range idx {
-					out[k] = synth(v.Width, v.Height, i)
+					out[k] = visiontest.Synth(v.Width, v.Height, i)
 				}
 				return out
 			})

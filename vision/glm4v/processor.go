@@ -1,6 +1,7 @@
 package glm4v
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
@@ -14,16 +15,12 @@ import (
 
 // Options configure a Processor. The zero value means the defaults.
 type Options struct {
-	// Workers bounds the goroutines of one item's normalize + patchify
-	// stage and of a video's frames. 0 means GOMAXPROCS.
-	Workers int
-	// Resizer performs the resizes. nil means a resample.Resizer with the
-	// same Workers.
-	Resizer qwenvl.Resizer
-	// PixelLimit is the largest resized width×height of an image or video
-	// frame; over it planning fails with vision.ErrTooLarge. 0 means
-	// qwenvl.DefaultPixelLimit.
-	PixelLimit int
+	// Workers, Resizer and PixelLimit are Qwen-VL's: goroutines of one
+	// item's normalize + patchify and of a video's frames (0: GOMAXPROCS),
+	// the resizer (nil: a resample.Resizer, shared by images and videos),
+	// the largest resized frame (0: qwenvl.DefaultPixelLimit; over it
+	// planning fails with vision.ErrTooLarge).
+	qwenvl.Options
 	// VideoFramePad is the token each video frame's run repeats. "" means
 	// the image token, as Glm4vProcessor writes it (SGLang does the same);
 	// vLLM's GLM-4.1V processor writes the video token there instead.
@@ -49,11 +46,9 @@ func New(cfg *Config, o Options) (*Processor, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	if o.Workers < 0 || o.PixelLimit < 0 {
-		return nil, fmt.Errorf("glm4v: workers %d, pixel limit %d: %w", o.Workers, o.PixelLimit, vision.ErrBadOptions)
-	}
-	qo := qwenvl.Options{Workers: o.Workers, Resizer: o.Resizer, PixelLimit: o.PixelLimit}
-	if qo.Resizer == nil {
+	// qwenvl.New checks the options.
+	qo := o.Options
+	if qo.Resizer == nil && qo.Workers >= 0 {
 		// One resizer (and coefficient cache) for images and videos.
 		r, err := resample.New(resample.Options{Workers: o.Workers})
 		if err != nil {
@@ -69,23 +64,11 @@ func New(cfg *Config, o Options) (*Processor, error) {
 	if err != nil {
 		return nil, fmt.Errorf("glm4v: %w", err)
 	}
-	p := &Processor{cfg: *cfg, img: img, vid: vid, limit: o.PixelLimit, framePad: o.VideoFramePad}
-	if p.limit == 0 {
-		p.limit = qwenvl.DefaultPixelLimit
-	}
-	if p.framePad == "" {
-		p.framePad = cfg.ImageToken
-	}
-	return p, nil
-}
-
-// Load builds a processor from a model folder (see LoadConfig).
-func Load(dir string, o Options) (*Processor, error) {
-	cfg, err := LoadConfig(dir)
-	if err != nil {
-		return nil, err
-	}
-	return New(cfg, o)
+	return &Processor{
+		cfg: *cfg, img: img, vid: vid,
+		limit:    cmp.Or(o.PixelLimit, qwenvl.DefaultPixelLimit),
+		framePad: cmp.Or(o.VideoFramePad, cfg.ImageToken),
+	}, nil
 }
 
 // ModelType implements vision.Processor.

@@ -10,6 +10,8 @@ import (
 	"github.com/mmgate/mmgate/imaging"
 	"github.com/mmgate/mmgate/tensor"
 	"github.com/mmgate/mmgate/vision"
+	"github.com/mmgate/mmgate/vision/internal/visiontest"
+	"github.com/mmgate/mmgate/vision/qwenvl"
 )
 
 // Vectors from glm4v_reference.smart_resize (factor 28, temporal factor 2,
@@ -131,7 +133,7 @@ func TestPlanImageOverridesAndLimits(t *testing.T) {
 	if _, err := p.PlanImage(10, 10, vision.Overrides{MaxPixels: -1}); !errors.Is(err, vision.ErrBadOptions) {
 		t.Errorf("negative override: err = %v", err)
 	}
-	limited, err := Load("testdata/glm-4.1v", Options{PixelLimit: 1 << 20})
+	limited, err := Load("testdata/glm-4.1v", Options{Options: qwenvl.Options{PixelLimit: 1 << 20}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -213,14 +215,14 @@ func TestVideoPromptPads(t *testing.T) {
 
 // Frames may arrive in any order and concurrently; the result is the same.
 func TestStartVideoOutOfOrder(t *testing.T) {
-	p := loadFixture(t, Options{Workers: 3})
+	p := loadFixture(t, Options{Options: qwenvl.Options{Workers: 3}})
 	plan, err := p.PlanVideo(vision.VideoInfo{Width: 60, Height: 40, Frames: 13, FPS: 6.5}, vision.VideoOverrides{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	frames := make([]*imaging.RGB, len(plan.Indices))
 	for k, i := range plan.Indices {
-		frames[k] = synth(60, 40, i)
+		frames[k] = visiontest.Synth(60, 40, i)
 	}
 	want := make([]byte, plan.Bytes(tensor.BFloat16))
 	if _, err := p.ProcessVideo(context.Background(), frames, plan, tensor.BFloat16, want); err != nil {

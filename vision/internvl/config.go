@@ -1,34 +1,26 @@
 package internvl
 
 import (
-	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io/fs"
-	"math"
-	"os"
-	"path/filepath"
 
 	"github.com/mmgate/mmgate/vision"
+	"github.com/mmgate/mmgate/vision/internal/modeldir"
+	"github.com/mmgate/mmgate/vision/qwenvl"
 )
 
 // ModelType is the config.json model_type this package serves.
 const ModelType = "internvl"
 
 // Class defaults of GotOcr2ImageProcessorPil and InternVLProcessor, used
-// where a file is silent or says null.
-var (
-	clipMean = [3]float64{0.48145466, 0.4578275, 0.40821073}
-	clipStd  = [3]float64{0.26862954, 0.26130258, 0.27577711}
-)
-
+// where a file is silent or says null. The rest (CLIP mean/std, rescale
+// 1/255, bicubic, every step on) are Qwen2-VL's too, and come from
+// qwenvl.ParseImageConfig.
 const (
-	defaultTile      = 384 // GotOcr2 size {"height": 384, "width": 384}
+	defaultTile      = 384 // size {"height": 384, "width": 384}
 	defaultMinTiles  = 1
 	defaultMaxTiles  = 12
 	defaultSeqLength = 256 // InternVLProcessor image_seq_length
-	pillowBicubic    = 3
 
 	// maxTileSide and maxTilesLimit bound what a configuration may ask for,
 	// so that no plan arithmetic can overflow.
@@ -58,163 +50,92 @@ type Config struct {
 }
 
 // DefaultConfig is the configuration the classes give when every file is
-// silent (tiles of 384, CLIP mean/std): GotOcr2ImageProcessorPil's and
-// InternVLProcessor's defaults.
+// silent (tiles of 384, CLIP mean/std).
 func DefaultConfig() Config {
-	return Config{
+	c := Config{
 		ModelType: ModelType, TileWidth: defaultTile, TileHeight: defaultTile,
-		MinTiles: defaultMinTiles, MaxTiles: defaultMaxTiles, Resample: pillowBicubic,
-		DoResize: true, DoRescale: true, DoNormalize: true, RescaleFactor: 1.0 / 255.0,
-		ImageMean: clipMean, ImageStd: clipStd, ImageSeqLength: defaultSeqLength,
+		MinTiles: defaultMinTiles, MaxTiles: defaultMaxTiles, ImageSeqLength: defaultSeqLength,
 		StartToken: "<img>", ContextToken: "<IMG_CONTEXT>", EndToken: "</img>",
 	}
+	if err := c.ParseImageConfig([]byte(`{}`)); err != nil {
+		panic(err) // the class defaults always parse
+	}
+	return c
 }
 
-// rawImageConfig is preprocessor_config.json; pointers tell absent or null
-// from a value.
-type rawImageConfig struct {
-	Size          json.RawMessage `json:"size"`
-	MinPatches    *float64        `json:"min_patches"`
-	MaxPatches    *float64        `json:"max_patches"`
-	Resample      *float64        `json:"resample"`
-	DoResize      *bool           `json:"do_resize"`
-	DoRescale     *bool           `json:"do_rescale"`
-	DoNormalize   *bool           `json:"do_normalize"`
-	RescaleFactor *float64        `json:"rescale_factor"`
-	ImageMean     json.RawMessage `json:"image_mean"`
-	ImageStd      json.RawMessage `json:"image_std"`
-}
-
-func unmarshalOne(data []byte, v any) error {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	if err := dec.Decode(v); err != nil {
-		return err
-	}
-	if dec.More() {
-		return errors.New("trailing data after the JSON value")
-	}
-	return nil
-}
-
-func isNull(raw json.RawMessage) bool {
-	return len(bytes.TrimSpace(raw)) == 0 || string(bytes.TrimSpace(raw)) == "null"
-}
-
-// whole converts a JSON number that must be a non-negative integer.
-func whole(name string, v *float64, def int) (int, error) {
-	if v == nil {
-		return def, nil
-	}
-	if f := *v; f >= 0 && f <= 1<<30 && f == math.Trunc(f) {
-		return int(f), nil
-	}
-	return 0, fmt.Errorf("%s = %v: want a non-negative integer: %w", name, *v, vision.ErrBadOptions)
-}
-
-// triple reads image_mean / image_std: one number, or a list of one or
-// three.
-func triple(name string, raw json.RawMessage, def [3]float64) ([3]float64, error) {
-	if isNull(raw) {
-		return def, nil
-	}
-	var list []float64
-	if err := json.Unmarshal(raw, &list); err != nil {
-		var one float64
-		if json.Unmarshal(raw, &one) != nil {
-			return def, fmt.Errorf("%s: %v: %w", name, err, vision.ErrBadOptions)
-		}
-		list = []float64{one}
-	}
-	switch len(list) {
-	case 1:
-		return [3]float64{list[0], list[0], list[0]}, nil
-	case 3:
-		return [3]float64(list), nil
-	}
-	return def, fmt.Errorf("%s has %d values, want 1 or 3: %w", name, len(list), vision.ErrBadOptions)
-}
-
-// tileSize reads size: {"height": h, "width": w} or one number (square, as
-// get_size_dict with default_to_square). Other spellings leave the tile
-// without a height or width, which the tiling code cannot use.
+// tileSize reads size: {"height": h, "width": w} or one number (a square,
+// as get_size_dict with default_to_square). Other spellings leave the tile
+// without a height or a width, which tiling cannot use.
 func tileSize(raw json.RawMessage) (w, h int, err error) {
-	if isNull(raw) {
+	if len(raw) == 0 || string(raw) == "null" {
 		return defaultTile, defaultTile, nil
 	}
-	var one float64
-	if json.Unmarshal(raw, &one) == nil {
-		s, err := whole("size", &one, 0)
-		return s, s, err
+	var side int
+	if json.Unmarshal(raw, &side) == nil {
+		return side, side, nil
 	}
 	var d struct {
-		Height *float64 `json:"height"`
-		Width  *float64 `json:"width"`
+		Height *int `json:"height"`
+		Width  *int `json:"width"`
 	}
 	if err := json.Unmarshal(raw, &d); err != nil || d.Height == nil || d.Width == nil {
 		return 0, 0, fmt.Errorf("size %s: want {\"height\": h, \"width\": w}: %w", raw, vision.ErrBadOptions)
 	}
-	if h, err = whole("size.height", d.Height, 0); err != nil {
-		return 0, 0, err
-	}
-	w, err = whole("size.width", d.Width, 0)
-	return w, h, err
+	return *d.Width, *d.Height, nil
 }
 
 // ParseImageConfig applies preprocessor_config.json to c. crop_to_patches
 // is not read: InternVLProcessor always passes true.
 func (c *Config) ParseImageConfig(data []byte) error {
-	var r rawImageConfig
-	if err := unmarshalOne(data, &r); err != nil {
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(data, &fields); err != nil || fields == nil {
+		return fmt.Errorf("internvl: preprocessor config: not a JSON object (%v): %w", err, vision.ErrBadOptions)
+	}
+	var own struct {
+		MinPatches *int `json:"min_patches"`
+		MaxPatches *int `json:"max_patches"`
+	}
+	if err := json.Unmarshal(data, &own); err != nil {
 		return fmt.Errorf("internvl: preprocessor config: %v: %w", err, vision.ErrBadOptions)
 	}
-	var err error
-	if c.TileWidth, c.TileHeight, err = tileSize(r.Size); err != nil {
+	w, h, err := tileSize(fields["size"])
+	if err != nil {
 		return fmt.Errorf("internvl: preprocessor config: %w", err)
 	}
-	ints := []struct {
-		name string
-		v    *float64
-		def  int
-		dst  *int
-	}{
-		{"min_patches", r.MinPatches, defaultMinTiles, &c.MinTiles},
-		{"max_patches", r.MaxPatches, defaultMaxTiles, &c.MaxTiles},
-		{"resample", r.Resample, pillowBicubic, &c.Resample},
+	// GOT-OCR2's size is a tile, which Qwen2-VL's parser does not read.
+	delete(fields, "size")
+	rest, err := json.Marshal(fields)
+	if err != nil {
+		return fmt.Errorf("internvl: preprocessor config: %v: %w", err, vision.ErrBadOptions)
 	}
-	for _, f := range ints {
-		if *f.dst, err = whole(f.name, f.v, f.def); err != nil {
-			return fmt.Errorf("internvl: preprocessor config: %w", err)
-		}
-	}
-	if c.ImageMean, err = triple("image_mean", r.ImageMean, clipMean); err != nil {
+	q, err := qwenvl.ParseImageConfig(rest, "")
+	if err != nil {
 		return fmt.Errorf("internvl: preprocessor config: %w", err)
 	}
-	if c.ImageStd, err = triple("image_std", r.ImageStd, clipStd); err != nil {
-		return fmt.Errorf("internvl: preprocessor config: %w", err)
+	c.TileWidth, c.TileHeight = w, h
+	c.MinTiles, c.MaxTiles = defaultMinTiles, defaultMaxTiles
+	if own.MinPatches != nil {
+		c.MinTiles = *own.MinPatches
 	}
-	c.DoResize = r.DoResize == nil || *r.DoResize
-	c.DoRescale = r.DoRescale == nil || *r.DoRescale
-	c.DoNormalize = r.DoNormalize == nil || *r.DoNormalize
-	c.RescaleFactor = 1.0 / 255.0
-	if r.RescaleFactor != nil {
-		c.RescaleFactor = *r.RescaleFactor
+	if own.MaxPatches != nil {
+		c.MaxTiles = *own.MaxPatches
 	}
+	c.Resample, c.RescaleFactor, c.ImageMean, c.ImageStd = q.Resample, q.RescaleFactor, q.ImageMean, q.ImageStd
+	c.DoResize, c.DoRescale, c.DoNormalize = q.DoResize, q.DoRescale, q.DoNormalize
 	return nil
 }
 
 // ParseProcessorConfig applies processor_config.json (image_seq_length).
 func (c *Config) ParseProcessorConfig(data []byte) error {
 	var r struct {
-		ImageSeqLength *float64 `json:"image_seq_length"`
+		ImageSeqLength *int `json:"image_seq_length"`
 	}
-	if err := unmarshalOne(data, &r); err != nil {
+	if err := json.Unmarshal(data, &r); err != nil {
 		return fmt.Errorf("internvl: processor config: %v: %w", err, vision.ErrBadOptions)
 	}
-	n, err := whole("image_seq_length", r.ImageSeqLength, defaultSeqLength)
-	if err != nil {
-		return fmt.Errorf("internvl: processor config: %w", err)
+	if r.ImageSeqLength != nil {
+		c.ImageSeqLength = *r.ImageSeqLength
 	}
-	c.ImageSeqLength = n
 	return nil
 }
 
@@ -223,81 +144,37 @@ func (c *Config) ParseProcessorConfig(data []byte) error {
 // end_image_token, context_image_token), which InternVLProcessor reads from
 // the tokenizer. Absent names keep their current text.
 func (c *Config) ParseTokenizerConfig(data []byte) error {
-	var r struct {
-		Extra map[string]json.RawMessage `json:"extra_special_tokens"`
-	}
-	if err := json.Unmarshal(data, &r); err != nil {
-		return fmt.Errorf("internvl: tokenizer config: %v: %w", err, vision.ErrBadOptions)
-	}
-	for name, dst := range map[string]*string{
+	err := modeldir.ExtraTokens(data, map[string]*string{
 		"start_image_token": &c.StartToken, "end_image_token": &c.EndToken, "context_image_token": &c.ContextToken,
-	} {
-		raw, ok := r.Extra[name]
-		if !ok || isNull(raw) {
-			continue
-		}
-		if err := json.Unmarshal(raw, dst); err != nil || *dst == "" {
-			return fmt.Errorf("internvl: tokenizer config: %s: want a non-empty string: %w", name, vision.ErrBadOptions)
-		}
+	})
+	if err != nil {
+		return fmt.Errorf("internvl: tokenizer config: %w", err)
 	}
 	return nil
 }
 
-// readOptional returns a file's bytes, or nil when it does not exist.
-func readOptional(path string) ([]byte, error) {
-	b, err := os.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
-	return b, err
-}
-
-// LoadConfig reads a model folder: config.json (model_type, required),
-// preprocessor_config.json (required), and processor_config.json and
-// tokenizer_config.json when present.
+// LoadConfig reads a model folder: config.json (model_type) and
+// preprocessor_config.json are required; processor_config.json and
+// tokenizer_config.json are read when present.
 func LoadConfig(dir string) (*Config, error) {
 	c := DefaultConfig()
-	c.ModelType = ""
-	steps := []struct {
-		file     string
-		required bool
-		apply    func([]byte) error
-	}{
-		{"config.json", true, c.parseModelConfig},
-		{"preprocessor_config.json", true, c.ParseImageConfig},
-		{"processor_config.json", false, c.ParseProcessorConfig},
-		{"tokenizer_config.json", false, c.ParseTokenizerConfig},
+	modelType := func(data []byte) (err error) {
+		c.ModelType, err = modeldir.ModelType(data)
+		return err
 	}
-	for _, s := range steps {
-		data, err := readOptional(filepath.Join(dir, s.file))
-		if err == nil && data == nil && s.required {
-			err = fs.ErrNotExist
-		}
-		if err != nil {
-			return nil, fmt.Errorf("internvl: load %s: %s: %v: %w", dir, s.file, err, vision.ErrBadOptions)
-		}
-		if data == nil {
-			continue
-		}
-		if err := s.apply(data); err != nil {
-			return nil, fmt.Errorf("internvl: load %s: %w", dir, err)
-		}
+	err := modeldir.Read(dir,
+		modeldir.File{Name: "config.json", Required: true, Apply: modelType},
+		modeldir.File{Name: "preprocessor_config.json", Required: true, Apply: c.ParseImageConfig},
+		modeldir.File{Name: "processor_config.json", Apply: c.ParseProcessorConfig},
+		modeldir.File{Name: "tokenizer_config.json", Apply: c.ParseTokenizerConfig},
+	)
+	if err == nil {
+		err = c.Validate()
 	}
-	if err := c.Validate(); err != nil {
+	if err != nil {
 		return nil, fmt.Errorf("internvl: load %s: %w", dir, err)
 	}
 	return &c, nil
-}
-
-func (c *Config) parseModelConfig(data []byte) error {
-	var r struct {
-		ModelType string `json:"model_type"`
-	}
-	if err := json.Unmarshal(data, &r); err != nil {
-		return fmt.Errorf("internvl: config.json: %v: %w", err, vision.ErrBadOptions)
-	}
-	c.ModelType = r.ModelType
-	return nil
 }
 
 // Validate checks that the configuration describes a processor this package
@@ -319,19 +196,15 @@ func (c *Config) Validate() error {
 	if c.ImageSeqLength < 1 || c.ImageSeqLength > 1<<16 {
 		return fmt.Errorf("internvl: image_seq_length %d: %w", c.ImageSeqLength, vision.ErrBadOptions)
 	}
-	if c.Resample < 0 || c.Resample > 5 {
-		return fmt.Errorf("internvl: resample %d: %w", c.Resample, vision.ErrUnsupported)
-	}
-	for i := range 3 {
-		if c.DoNormalize && (c.ImageStd[i] == 0 || math.IsNaN(c.ImageStd[i]) || math.IsNaN(c.ImageMean[i])) {
-			return fmt.Errorf("internvl: image_mean %v, image_std %v: %w", c.ImageMean, c.ImageStd, vision.ErrBadOptions)
-		}
-	}
-	if c.DoRescale && (c.RescaleFactor == 0 || math.IsNaN(c.RescaleFactor) || math.IsInf(c.RescaleFactor, 0)) {
-		return fmt.Errorf("internvl: rescale_factor %v: %w", c.RescaleFactor, vision.ErrBadOptions)
-	}
 	if c.StartToken == "" || c.ContextToken == "" || c.EndToken == "" {
 		return fmt.Errorf("internvl: empty image token text: %w", vision.ErrBadOptions)
+	}
+	// The pixel settings are Qwen2-VL's; so is their validation.
+	q := qwenvl.Config{ModelType: qwenvl.ModelQwen2VL, PatchSize: 1, TemporalPatchSize: 1, MergeSize: 1, MaxPixels: 1,
+		ImageMean: c.ImageMean, ImageStd: c.ImageStd, RescaleFactor: c.RescaleFactor, Resample: c.Resample,
+		DoRescale: c.DoRescale, DoNormalize: c.DoNormalize}
+	if err := q.Validate(); err != nil {
+		return fmt.Errorf("internvl: %w", err)
 	}
 	return nil
 }

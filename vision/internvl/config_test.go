@@ -32,10 +32,10 @@ func TestParseImageConfig(t *testing.T) {
 		chk  func(c Config) bool
 	}{
 		{`{}`, false, func(c Config) bool {
-			return c.TileWidth == 384 && c.TileHeight == 384 && c.MaxTiles == 12 && c.ImageMean == clipMean
+			return c.TileWidth == 384 && c.TileHeight == 384 && c.MaxTiles == 12 && c.ImageMean == [3]float64{0.48145466, 0.4578275, 0.40821073}
 		}},
 		{`{"size": 224, "image_mean": null, "image_std": 0.5}`, false, func(c Config) bool {
-			return c.TileWidth == 224 && c.TileHeight == 224 && c.ImageMean == clipMean && c.ImageStd == [3]float64{0.5, 0.5, 0.5}
+			return c.TileWidth == 224 && c.TileHeight == 224 && c.ImageMean == DefaultConfig().ImageMean && c.ImageStd == [3]float64{0.5, 0.5, 0.5}
 		}},
 		{`{"size": {"height": 24, "width": 40}, "image_mean": [0.1], "min_patches": 2, "max_patches": 6}`, false, func(c Config) bool {
 			return c.TileWidth == 40 && c.TileHeight == 24 && c.ImageMean == [3]float64{0.1, 0.1, 0.1} && c.MinTiles == 2 && c.MaxTiles == 6
@@ -52,11 +52,15 @@ func TestParseImageConfig(t *testing.T) {
 		{`{"max_patches": -1}`, true, nil},
 		{`{"resample": "bicubic"}`, true, nil},
 		{`{} {}`, true, nil},
+		{`null`, true, nil},
 		{`[1]`, true, nil},
 	}
 	for _, tc := range cases {
 		c := DefaultConfig()
 		err := c.ParseImageConfig([]byte(tc.json))
+		if err == nil && tc.err {
+			err = c.Validate()
+		}
 		if tc.err {
 			if !errors.Is(err, vision.ErrBadOptions) {
 				t.Errorf("%s: err = %v, want ErrBadOptions", tc.json, err)

@@ -1,13 +1,13 @@
 package internvl
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"testing"
 
 	"github.com/mmgate/mmgate/tensor"
 	"github.com/mmgate/mmgate/vision"
+	"github.com/mmgate/mmgate/vision/internal/visiontest"
 )
 
 // FuzzParseImageConfig: any preprocessor_config.json either parses into a
@@ -63,11 +63,11 @@ func FuzzPlanImage(f *testing.F) {
 		if plan.Width*plan.Height > 1<<18 || plan.SourceWidth*plan.SourceHeight > 1<<18 {
 			return
 		}
-		dst := bytes.Repeat([]byte{0xff}, plan.Bytes(dt))
-		if _, err := p.ProcessImage(context.Background(), synth(plan.SourceWidth, plan.SourceHeight, 3), plan, dt, dst); err != nil {
+		dst := visiontest.Ones(plan.Bytes(dt))
+		if _, err := p.ProcessImage(context.Background(), visiontest.Synth(plan.SourceWidth, plan.SourceHeight, 3), plan, dt, dst); err != nil {
 			t.Fatal(err)
 		}
-		if unwritten(dst, dt.Size()) {
+		if visiontest.Unwritten(dst, dt.Size()) {
 			t.Fatalf("plan %+v: elements left unwritten", plan)
 		}
 	})

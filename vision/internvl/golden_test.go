@@ -2,19 +2,17 @@ package internvl
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"maps"
 	"os"
-	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/mmgate/mmgate/imaging"
-	"github.com/mmgate/mmgate/media"
 	"github.com/mmgate/mmgate/tensor"
 	"github.com/mmgate/mmgate/vision"
+	"github.com/mmgate/mmgate/vision/internal/visiontest"
 )
 
 // The goldens come from scripts/golden/internvl_reference.py, which
@@ -51,34 +49,12 @@ type goldenDoc struct {
 
 func loadGolden(t *testing.T) *goldenDoc {
 	t.Helper()
-	b, err := os.ReadFile("testdata/golden.json")
-	if err != nil {
-		t.Fatal(err)
-	}
 	var d goldenDoc
-	if err := json.Unmarshal(b, &d); err != nil {
-		t.Fatal(err)
-	}
+	visiontest.ReadJSON(t, "testdata/golden.json", &d)
 	if len(d.Files) == 0 || len(d.Synthetic) == 0 {
 		t.Fatal("golden.json has no cases")
 	}
 	return &d
-}
-
-// synth is the deterministic test image of the reference scripts
-// (qwenvl_numpy.synth).
-func synth(w, h, seed int) *imaging.RGB {
-	img := imaging.NewRGB(w, h)
-	for i := range img.Pix {
-		x, y, c := i/3%w, i/3/w, i%3
-		img.Pix[i] = uint8((x*7 + y*13 + c*101 + (x*y)%31 + seed) % 256)
-	}
-	return img
-}
-
-func hexSHA(b []byte) string {
-	s := sha256.Sum256(b)
-	return hex.EncodeToString(s[:])
 }
 
 // goldenConfig builds a named configuration of golden.json: the fixture
@@ -133,7 +109,7 @@ func check(t *testing.T, p *Processor, img *imaging.RGB, want goldenResult) {
 		got.Grid = [2]int{1, 1}
 	}
 	if got.Grid != want.Grid || got.Size != want.Size || got.NumPatches != want.NumPatches ||
-		got.Tokens != want.Tokens || !equalInts(got.Shape, want.Shape) {
+		got.Tokens != want.Tokens || !slices.Equal(got.Shape, want.Shape) {
 		t.Fatalf("plan %+v, want %+v", got, want)
 	}
 	for _, d := range []struct {
@@ -147,22 +123,10 @@ func check(t *testing.T, p *Processor, img *imaging.RGB, want goldenResult) {
 		if _, err := p.ProcessImage(context.Background(), img, plan, d.dt, dst); err != nil {
 			t.Fatal(err)
 		}
-		if h := hexSHA(dst); h != d.want {
+		if h := visiontest.SHA256(dst); h != d.want {
 			t.Errorf("%v: sha256 %s, want %s", d.dt, h, d.want)
 		}
 	}
-}
-
-func equalInts(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // TestGoldenFiles decodes every photo and edge case of the corpora as the
@@ -170,37 +134,15 @@ func equalInts(a, b []int) bool {
 // pixel_values digest with the reference.
 func TestGoldenFiles(t *testing.T) {
 	doc := loadGolden(t)
-	dec, err := media.New(media.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
 	p, err := New(goldenConfig(t, doc, "internvl3"), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, f := range doc.Files {
 		t.Run(f.File, func(t *testing.T) {
-			data, err := os.ReadFile(filepath.Join("..", "..", filepath.FromSlash(f.File)))
-			if err != nil {
-				t.Fatal(err)
+			if img := visiontest.Decode(t, "../..", f.File, f.Error, f.Width, f.Height); img != nil {
+				check(t, p, img, f.goldenResult)
 			}
-			img, err := dec.Decode(context.Background(), data)
-			if f.Error != "" {
-				if err == nil {
-					t.Fatalf("decoded, want error %q", f.Error)
-				}
-				return
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !img.Exact {
-				t.Skip("decoder built without cgo: pixels are not Pillow's")
-			}
-			if img.RGB.Width != f.Width || img.RGB.Height != f.Height {
-				t.Fatalf("decoded %dx%d, want %dx%d", img.RGB.Width, img.RGB.Height, f.Width, f.Height)
-			}
-			check(t, p, img.RGB, f.goldenResult)
 		})
 	}
 }
@@ -228,7 +170,7 @@ func TestGoldenSynthetic(t *testing.T) {
 		if s.Config == "internvl3" {
 			grids[s.Grid] = true
 		}
-		img := synth(s.Width, s.Height, s.Seed)
+		img := visiontest.Synth(s.Width, s.Height, s.Seed)
 		t.Run(s.Config, func(t *testing.T) { check(t, p, img, s.goldenResult) })
 	}
 	for _, g := range candidates(1, 12) {
@@ -239,22 +181,14 @@ func TestGoldenSynthetic(t *testing.T) {
 }
 
 func TestProcessImageRefusesForeignPlans(t *testing.T) {
-	p, err := Load("testdata/internvl3", Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	img := synth(100, 60, 0)
-	plan, err := p.PlanImage(100, 60, vision.Overrides{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	p, img, plan := planned(t, 100, 60)
 	cases := map[string]func() error{
 		"short dst": func() error {
 			_, err := p.ProcessImage(context.Background(), img, plan, tensor.Float32, make([]byte, plan.Bytes(tensor.Float32)-1))
 			return err
 		},
 		"other size": func() error {
-			_, err := p.ProcessImage(context.Background(), synth(60, 100, 0), plan, tensor.Float32, make([]byte, plan.Bytes(tensor.Float32)))
+			_, err := p.ProcessImage(context.Background(), visiontest.Synth(60, 100, 0), plan, tensor.Float32, make([]byte, plan.Bytes(tensor.Float32)))
 			return err
 		},
 		"edited plan": func() error {

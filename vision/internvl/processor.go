@@ -1,6 +1,7 @@
 package internvl
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"runtime"
@@ -12,30 +13,14 @@ import (
 	"github.com/mmgate/mmgate/imaging/resample"
 	"github.com/mmgate/mmgate/tensor"
 	"github.com/mmgate/mmgate/vision"
+	"github.com/mmgate/mmgate/vision/qwenvl"
 )
 
-// Resizer resizes RGB images; *resample.Resizer implements it.
-type Resizer interface {
-	ResizeInto(ctx context.Context, dst, src *imaging.RGB, f resample.Filter) error
-}
-
-// Options configure a Processor. The zero value means the defaults.
-type Options struct {
-	// Workers bounds the goroutines that normalize one image's tiles.
-	// 0 means GOMAXPROCS. The output does not depend on it.
-	Workers int
-	// Resizer performs the resizes. nil means a resample.Resizer with the
-	// same Workers.
-	Resizer Resizer
-	// PixelLimit is the largest main resize (width×height) a plan may have;
-	// over it PlanImage fails with vision.ErrTooLarge. 0 means
-	// DefaultPixelLimit.
-	PixelLimit int
-}
-
-// DefaultPixelLimit is the default Options.PixelLimit: 64 Mpx, far above
-// what 12 tiles of 448 need.
-const DefaultPixelLimit = 1 << 26
+// Options configure a Processor; they are Qwen-VL's (Workers bounds the
+// goroutines that normalize one image's tiles, Resizer performs the
+// resizes, PixelLimit bounds the main resize). The zero value means the
+// defaults.
+type Options = qwenvl.Options
 
 // maxSource bounds the source sides PlanImage accepts, so that area
 // products stay exact in float64.
@@ -49,7 +34,7 @@ type Processor struct {
 	table   *table
 	workers int
 	limit   int
-	resizer Resizer
+	resizer qwenvl.Resizer
 	filter  resample.Filter
 }
 
@@ -66,27 +51,23 @@ func New(cfg *Config, o Options) (*Processor, error) {
 	if o.Workers < 0 || o.PixelLimit < 0 {
 		return nil, fmt.Errorf("internvl: workers %d, pixel limit %d: %w", o.Workers, o.PixelLimit, vision.ErrBadOptions)
 	}
+	rs := o.Resizer
+	if rs == nil {
+		r, err := resample.New(resample.Options{Workers: o.Workers})
+		if err != nil {
+			return nil, fmt.Errorf("internvl: resizer: %w", err)
+		}
+		rs = r
+	}
 	p := &Processor{
-		cfg: *cfg, workers: o.Workers, limit: o.PixelLimit, resizer: o.Resizer,
-		filter: resample.Filter(cfg.Resample),
+		cfg: *cfg, resizer: rs, filter: resample.Filter(cfg.Resample),
+		workers: cmp.Or(o.Workers, runtime.GOMAXPROCS(0)),
+		limit:   cmp.Or(o.PixelLimit, qwenvl.DefaultPixelLimit),
 		table: newTable(norm{rescale: cfg.RescaleFactor, mean: cfg.ImageMean, std: cfg.ImageStd,
 			doRescale: cfg.DoRescale, doNorm: cfg.DoNormalize}),
 	}
 	if cfg.MaxTiles > 1 {
 		p.cands = candidates(cfg.MinTiles, cfg.MaxTiles)
-	}
-	if p.limit == 0 {
-		p.limit = DefaultPixelLimit
-	}
-	if p.workers == 0 {
-		p.workers = runtime.GOMAXPROCS(0)
-	}
-	if p.resizer == nil {
-		r, err := resample.New(resample.Options{Workers: o.Workers})
-		if err != nil {
-			return nil, fmt.Errorf("internvl: resizer: %w", err)
-		}
-		p.resizer = r
 	}
 	return p, nil
 }
@@ -174,21 +155,26 @@ func (p *Processor) tiles(plan vision.Plan) []rect {
 	return out
 }
 
-// checkPlan verifies that plan is the one this processor makes for img.
-func (p *Processor) checkPlan(img *imaging.RGB, plan vision.Plan) error {
-	if err := img.Validate(); err != nil {
-		return fmt.Errorf("%v: %w", err, vision.ErrBadInput)
-	}
-	if img.Width != plan.SourceWidth || img.Height != plan.SourceHeight {
+// checkArgs verifies ProcessImage's arguments: an image of the plan's
+// source size, a plan this processor makes for it, a float dtype and a
+// destination of the plan's size.
+func (p *Processor) checkArgs(img *imaging.RGB, plan vision.Plan, dt tensor.DType, dst []byte) error {
+	switch want, err := p.PlanImage(plan.SourceWidth, plan.SourceHeight, vision.Overrides{}); {
+	case img == nil:
+		return fmt.Errorf("nil image: %w", vision.ErrBadInput)
+	case img.Validate() != nil:
+		return fmt.Errorf("%v: %w", img.Validate(), vision.ErrBadInput)
+	case img.Width != plan.SourceWidth || img.Height != plan.SourceHeight:
 		return fmt.Errorf("image is %dx%d, plan is for %dx%d: %w",
 			img.Width, img.Height, plan.SourceWidth, plan.SourceHeight, vision.ErrBadInput)
-	}
-	want, err := p.PlanImage(plan.SourceWidth, plan.SourceHeight, vision.Overrides{})
-	if err != nil {
+	case err != nil:
 		return err
-	}
-	if want != plan {
+	case want != plan:
 		return fmt.Errorf("plan %+v is not this processor's (want %+v): %w", plan, want, vision.ErrBadInput)
+	case !dt.IsFloat():
+		return fmt.Errorf("dtype %v: %w", dt, vision.ErrUnsupported)
+	case len(dst) != plan.Bytes(dt):
+		return fmt.Errorf("dst is %d bytes, want %d: %w", len(dst), plan.Bytes(dt), vision.ErrBadInput)
 	}
 	return nil
 }
@@ -199,17 +185,8 @@ func (p *Processor) checkPlan(img *imaging.RGB, plan vision.Plan) error {
 // (Float32, BFloat16 or Float16).
 func (p *Processor) ProcessImage(ctx context.Context, img *imaging.RGB, plan vision.Plan, dt tensor.DType, dst []byte) (vision.Timings, error) {
 	var tm vision.Timings
-	if img == nil {
-		return tm, fmt.Errorf("internvl: process: nil image: %w", vision.ErrBadInput)
-	}
-	if !dt.IsFloat() {
-		return tm, fmt.Errorf("internvl: process: dtype %v: %w", dt, vision.ErrUnsupported)
-	}
-	if err := p.checkPlan(img, plan); err != nil {
+	if err := p.checkArgs(img, plan, dt, dst); err != nil {
 		return tm, fmt.Errorf("internvl: process: %w", err)
-	}
-	if want := plan.Bytes(dt); len(dst) != want {
-		return tm, fmt.Errorf("internvl: process: dst is %d bytes, want %d: %w", len(dst), want, vision.ErrBadInput)
 	}
 	t0 := time.Now()
 	main, err := p.resized(ctx, img, plan.Width, plan.Height)

@@ -11,6 +11,7 @@ import (
 	"github.com/mmgate/mmgate/imaging"
 	"github.com/mmgate/mmgate/tensor"
 	"github.com/mmgate/mmgate/vision"
+	"github.com/mmgate/mmgate/vision/internal/visiontest"
 )
 
 func TestCandidates(t *testing.T) {
@@ -38,7 +39,7 @@ func TestBestGrid(t *testing.T) {
 		{1600, 1203, grid{4, 3}}, // 1.33
 		{1, 5000, grid{1, 12}},
 		{5000, 1, grid{12, 1}},
-		{700, 400, grid{2, 1}}, // exactly between 1.5 and 2: the earlier grid under the area rule
+		{700, 400, grid{2, 1}},   // exactly between 1.5 and 2: the earlier grid under the area rule
 		{7000, 4000, grid{4, 2}}, // the same tie, a large image: the last grid of the two ratios
 	}
 	for _, tc := range cases {
@@ -150,7 +151,7 @@ func TestPlanImage(t *testing.T) {
 // The output does not depend on the worker count, and every byte of dst is
 // written.
 func TestProcessImageWorkers(t *testing.T) {
-	img := synth(1500, 700, 9)
+	img := visiontest.Synth(1500, 700, 9)
 	var first []byte
 	for _, workers := range []int{1, 2, 5} {
 		p, err := Load("testdata/internvl3", Options{Workers: workers})
@@ -161,11 +162,11 @@ func TestProcessImageWorkers(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		dst := bytes.Repeat([]byte{0xff}, plan.Bytes(tensor.BFloat16))
+		dst := visiontest.Ones(plan.Bytes(tensor.BFloat16))
 		if _, err := p.ProcessImage(context.Background(), img, plan, tensor.BFloat16, dst); err != nil {
 			t.Fatal(err)
 		}
-		if unwritten(dst, 2) {
+		if visiontest.Unwritten(dst, 2) {
 			t.Fatal("some elements were not written")
 		}
 		if first == nil {
@@ -176,31 +177,26 @@ func TestProcessImageWorkers(t *testing.T) {
 	}
 }
 
-// unwritten reports whether dst still holds an all-ones element (a NaN the
-// normalize table never produces).
-func unwritten(dst []byte, es int) bool {
-	ones := bytes.Repeat([]byte{0xff}, es)
-	for i := 0; i+es <= len(dst); i += es {
-		if bytes.Equal(dst[i:i+es], ones) {
-			return true
-		}
-	}
-	return false
-}
-
 func TestProcessImageCancelled(t *testing.T) {
-	p, err := Load("testdata/internvl3", Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	img := synth(900, 500, 1)
-	plan, err := p.PlanImage(img.Width, img.Height, vision.Overrides{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	p, img, plan := planned(t, 900, 500)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	if _, err := p.ProcessImage(ctx, img, plan, tensor.Float32, make([]byte, plan.Bytes(tensor.Float32))); !errors.Is(err, context.Canceled) {
 		t.Errorf("err = %v, want context.Canceled", err)
 	}
+}
+
+// planned loads the fixture and plans a synthesized w×h image.
+func planned(t *testing.T, w, h int) (*Processor, *imaging.RGB, vision.Plan) {
+	t.Helper()
+	p, err := Load("testdata/internvl3", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	img := visiontest.Synth(w, h, 1)
+	plan, err := p.PlanImage(w, h, vision.Overrides{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p, img, plan
 }
