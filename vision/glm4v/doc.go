@@ -31,6 +31,18 @@
 // Pillow-exact bicubic as images, where upstream uses torchvision; sampling,
 // sizes, grid, timestamps and token counts match upstream exactly.
 //
+// Prompts (Prompt, ImagePrompt, VideoPrompt) are data: the replacement
+// for the chat template's per-item anchor with each pad run written once,
+// and the run lengths. Inside a video, Glm4vProcessor (and SGLang) repeat
+// the image token <|image|>, while vLLM's GLM-4.1V processor writes the
+// video token <|video|> there (its engine marks video embeddings by that
+// id); Options.VideoFramePad chooses.
+//
+// Per-request min_pixels / max_pixels stand for size.shortest_edge /
+// size.longest_edge (the bounds on t̄·h̄·w̄). Upstream has no such
+// keywords for GLM and ignores them; the gateway applies them as the
+// nearest setting the processor has.
+//
 // Beyond the reference, plans whose resized frames exceed
 // Options.PixelLimit, or that sample more than qwenvl.MaxVideoFrames
 // frames, are refused with vision.ErrTooLarge.

@@ -28,7 +28,7 @@
 //     as package tensor does).
 //   - pixel_values is [num_patches, 3, tileH, tileW]; the image's
 //     <IMG_CONTEXT> expands to <img> + image_seq_length·num_patches
-//     <IMG_CONTEXT> + </img>.
+//     <IMG_CONTEXT> + </img>, num_patches counting the thumbnail.
 //
 // The v4 slow class does the same arithmetic except that it reads an RGB
 // image 1 or 3 pixels tall as channels-first and fails; this package follows
