@@ -46,7 +46,7 @@ func Keys(p Prompt) ([]uint64, error) {
 	spans := slices.SortedFunc(slices.Values(p.Media), func(a, b Span) int { return cmp.Compare(a.Offset, b.Offset) })
 	end := 0
 	for _, s := range spans {
-		if s.Offset < end || s.Length < 0 || s.Offset+s.Length > len(keys) {
+		if s.Offset < end || s.Length < 0 || s.Length > len(keys)-s.Offset {
 			return nil, fmt.Errorf("prefixtree: media span [%d,+%d) outside %d ids or overlapping: %w",
 				s.Offset, s.Length, len(keys), ErrBadPrompt)
 		}

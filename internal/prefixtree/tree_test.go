@@ -90,6 +90,7 @@ func TestKeys(t *testing.T) {
 	for _, spans := range [][]Span{
 		{{Offset: 3, Length: 2}}, {{Offset: -1, Length: 1}}, {{Offset: 0, Length: -1}},
 		{{Offset: 0, Length: 2}, {Offset: 1, Length: 2}},
+		{{Offset: 1, Length: int(^uint(0) >> 1)}},
 	} {
 		if _, err := Keys(Prompt{IDs: ids, Media: spans}); !errors.Is(err, ErrBadPrompt) {
 			t.Errorf("spans %v: %v, want ErrBadPrompt", spans, err)
