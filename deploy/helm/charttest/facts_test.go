@@ -7,10 +7,13 @@ import (
 	"strings"
 	"testing"
 
+	monv1 "github.com/prometheus-operator/prometheus-operator/pkg/apis/monitoring/v1"
 	"helm.sh/helm/v3/pkg/chartutil"
 	"helm.sh/helm/v3/pkg/lint"
 	"helm.sh/helm/v3/pkg/lint/support"
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/labels"
 )
@@ -71,8 +74,8 @@ func TestValueSets(t *testing.T) {
 			gw := container(t, pod, "gateway")
 			checkGateway(t, pod, gw)
 			checkSelectors(t, o, pod)
-			if o.deployment.Spec.Template.Spec.ServiceAccountName != o.account.Name {
-				t.Fatalf("pods run as %q, the chart creates %q", o.deployment.Spec.Template.Spec.ServiceAccountName, o.account.Name)
+			if sa := get[corev1.ServiceAccount](o, "ServiceAccount"); pod.Spec.ServiceAccountName != sa.Name {
+				t.Fatalf("pods run as %q, the chart creates %q", pod.Spec.ServiceAccountName, sa.Name)
 			}
 			mode, _ := vs.vals["mode"].(string)
 			if mode == "sidecar" {
@@ -89,7 +92,7 @@ func TestValueSets(t *testing.T) {
 // selector against it.
 func checkWorkload(t *testing.T, o *objects) *corev1.PodTemplateSpec {
 	t.Helper()
-	d := o.deployment
+	d := get[appsv1.Deployment](o, "Deployment")
 	sel := labels.SelectorFromSet(d.Spec.Selector.MatchLabels)
 	if len(d.Spec.Selector.MatchLabels) == 0 || !sel.Matches(labels.Set(d.Spec.Template.Labels)) {
 		t.Fatalf("deployment selector %v does not match its pods %v", d.Spec.Selector.MatchLabels, d.Spec.Template.Labels)
@@ -166,7 +169,7 @@ func mounts(c *corev1.Container, volume, path string) bool {
 func checkSelectors(t *testing.T, o *objects, pod *corev1.PodTemplateSpec) {
 	t.Helper()
 	podLabels := labels.Set(pod.Labels)
-	svc := o.service
+	svc := get[corev1.Service](o, "Service")
 	if len(svc.Spec.Selector) == 0 || !labels.SelectorFromSet(svc.Spec.Selector).Matches(podLabels) {
 		t.Fatalf("service selector %v vs pod labels %v", svc.Spec.Selector, pod.Labels)
 	}
@@ -176,16 +179,16 @@ func checkSelectors(t *testing.T, o *objects, pod *corev1.PodTemplateSpec) {
 	if len(svc.Spec.Ports) != 1 || svc.Spec.Ports[0].TargetPort.String() != "http" {
 		t.Fatalf("service ports %+v", svc.Spec.Ports)
 	}
-	if o.pdb != nil {
-		sel := o.pdb.Spec.Selector
+	if pdb := get[policyv1.PodDisruptionBudget](o, "PodDisruptionBudget"); pdb != nil {
+		sel := pdb.Spec.Selector
 		if sel == nil || len(sel.MatchLabels) == 0 || !labels.SelectorFromSet(sel.MatchLabels).Matches(podLabels) {
 			t.Fatalf("PDB selector %+v vs pod labels %v", sel, pod.Labels)
 		}
-		if (o.pdb.Spec.MinAvailable == nil) == (o.pdb.Spec.MaxUnavailable == nil) {
-			t.Fatalf("PDB needs exactly one of minAvailable and maxUnavailable: %+v", o.pdb.Spec)
+		if (pdb.Spec.MinAvailable == nil) == (pdb.Spec.MaxUnavailable == nil) {
+			t.Fatalf("PDB needs exactly one of minAvailable and maxUnavailable: %+v", pdb.Spec)
 		}
 	}
-	if m := o.monitor; m != nil {
+	if m := get[monv1.ServiceMonitor](o, "ServiceMonitor"); m != nil {
 		if !labels.SelectorFromSet(m.Spec.Selector.MatchLabels).Matches(labels.Set(svc.Labels)) || len(m.Spec.Selector.MatchLabels) == 0 {
 			t.Fatalf("ServiceMonitor selector %v vs service labels %v", m.Spec.Selector.MatchLabels, svc.Labels)
 		}
@@ -247,7 +250,9 @@ func checkSidecar(t *testing.T, pod *corev1.PodTemplateSpec, gw *corev1.Containe
 // pods' service account, in the watched namespace or cluster-wide.
 func checkRBAC(t *testing.T, o *objects) {
 	t.Helper()
-	pod := o.deployment.Spec.Template.Spec
+	pod := get[appsv1.Deployment](o, "Deployment").Spec.Template.Spec
+	role, binding := get[rbacv1.Role](o, "Role"), get[rbacv1.RoleBinding](o, "RoleBinding")
+	crole, cbinding := get[rbacv1.ClusterRole](o, "ClusterRole"), get[rbacv1.ClusterRoleBinding](o, "ClusterRoleBinding")
 	discovery := slices.Contains(pod.Containers[0].Args, "--service-discovery")
 	if pod.AutomountServiceAccountToken == nil || *pod.AutomountServiceAccountToken != discovery {
 		t.Fatalf("automountServiceAccountToken %v with discovery %v", pod.AutomountServiceAccountToken, discovery)
@@ -255,21 +260,21 @@ func checkRBAC(t *testing.T, o *objects) {
 	ns, nsFlag := flagValue(pod.Containers[0].Args, "service-discovery-namespace")
 	switch {
 	case !discovery:
-		if o.role != nil || o.crole != nil || o.binding != nil || o.cbinding != nil {
+		if role != nil || crole != nil || binding != nil || cbinding != nil {
 			t.Fatal("RBAC objects without discovery")
 		}
-	case o.crole != nil:
+	case crole != nil:
 		if nsFlag {
 			t.Fatal("cluster-wide discovery restricted to a namespace")
 		}
-		checkRules(t, o.crole.Rules)
-		checkSubject(t, o.cbinding.RoleRef.Kind, o.cbinding.RoleRef.Name, o.cbinding.Subjects, "ClusterRole", o.crole.Name, pod.ServiceAccountName)
+		checkRules(t, crole.Rules)
+		checkSubject(t, cbinding.RoleRef, cbinding.Subjects, "ClusterRole", crole.Name, pod.ServiceAccountName)
 	default:
-		if !nsFlag || o.role.Namespace != ns || o.binding.Namespace != ns {
-			t.Fatalf("Role in %q, binding in %q, discovery watches %q", o.role.Namespace, o.binding.Namespace, ns)
+		if !nsFlag || role.Namespace != ns || binding.Namespace != ns {
+			t.Fatalf("Role in %q, binding in %q, discovery watches %q", role.Namespace, binding.Namespace, ns)
 		}
-		checkRules(t, o.role.Rules)
-		checkSubject(t, o.binding.RoleRef.Kind, o.binding.RoleRef.Name, o.binding.Subjects, "Role", o.role.Name, pod.ServiceAccountName)
+		checkRules(t, role.Rules)
+		checkSubject(t, binding.RoleRef, binding.Subjects, "Role", role.Name, pod.ServiceAccountName)
 	}
 }
 
@@ -281,10 +286,10 @@ func checkRules(t *testing.T, rules []rbacv1.PolicyRule) {
 	}
 }
 
-func checkSubject(t *testing.T, refKind, refName string, subjects []rbacv1.Subject, kind, name, account string) {
+func checkSubject(t *testing.T, ref rbacv1.RoleRef, subjects []rbacv1.Subject, kind, name, account string) {
 	t.Helper()
-	if refKind != kind || refName != name {
-		t.Fatalf("roleRef %s/%s, want %s/%s", refKind, refName, kind, name)
+	if ref.Kind != kind || ref.Name != name || ref.APIGroup != rbacv1.GroupName {
+		t.Fatalf("roleRef %+v, want %s/%s", ref, kind, name)
 	}
 	if len(subjects) != 1 || subjects[0].Kind != "ServiceAccount" || subjects[0].Name != account || subjects[0].Namespace != releaseNS {
 		t.Fatalf("subjects %+v, want ServiceAccount %s/%s", subjects, releaseNS, account)

@@ -26,16 +26,27 @@ const (
 
 // objects is one render, decoded.
 type objects struct {
-	kinds      []string // "Kind/name" of each object
-	deployment *appsv1.Deployment
-	service    *corev1.Service
-	account    *corev1.ServiceAccount
-	role       *rbacv1.Role
-	binding    *rbacv1.RoleBinding
-	crole      *rbacv1.ClusterRole
-	cbinding   *rbacv1.ClusterRoleBinding
-	pdb        *policyv1.PodDisruptionBudget
-	monitor    *monv1.ServiceMonitor
+	kinds  []string       // "Kind/name" of each object
+	byKind map[string]any // the object of each kind (one at most), as its Go type
+}
+
+// types are the objects the chart may render, by "apiVersion kind".
+var types = map[string]func() any{
+	"apps/v1 Deployment":                              func() any { return &appsv1.Deployment{} },
+	"v1 Service":                                      func() any { return &corev1.Service{} },
+	"v1 ServiceAccount":                               func() any { return &corev1.ServiceAccount{} },
+	"rbac.authorization.k8s.io/v1 Role":               func() any { return &rbacv1.Role{} },
+	"rbac.authorization.k8s.io/v1 RoleBinding":        func() any { return &rbacv1.RoleBinding{} },
+	"rbac.authorization.k8s.io/v1 ClusterRole":        func() any { return &rbacv1.ClusterRole{} },
+	"rbac.authorization.k8s.io/v1 ClusterRoleBinding": func() any { return &rbacv1.ClusterRoleBinding{} },
+	"policy/v1 PodDisruptionBudget":                   func() any { return &policyv1.PodDisruptionBudget{} },
+	"monitoring.coreos.com/v1 ServiceMonitor":         func() any { return &monv1.ServiceMonitor{} },
+}
+
+// get returns the rendered object of kind, nil when there is none.
+func get[T any](o *objects, kind string) *T {
+	v, _ := o.byKind[kind].(*T)
+	return v
 }
 
 // render renders the chart with vals (over values.yaml) as release "demo"
@@ -61,7 +72,7 @@ func decode(t *testing.T, vals map[string]any) *objects {
 	if err != nil {
 		t.Fatalf("render: %v", err)
 	}
-	o := &objects{}
+	o := &objects{byKind: map[string]any{}}
 	names := mapsKeys(files)
 	slices.Sort(names)
 	for _, name := range names {
@@ -84,38 +95,11 @@ func (o *objects) add(t *testing.T, file string, doc []byte) {
 	if err := yaml.Unmarshal(doc, &tm); err != nil {
 		t.Fatalf("%s: %v", file, err)
 	}
-	var target any
-	switch tm.APIVersion + " " + tm.Kind {
-	case "apps/v1 Deployment":
-		o.deployment = &appsv1.Deployment{}
-		target = o.deployment
-	case "v1 Service":
-		o.service = &corev1.Service{}
-		target = o.service
-	case "v1 ServiceAccount":
-		o.account = &corev1.ServiceAccount{}
-		target = o.account
-	case "rbac.authorization.k8s.io/v1 Role":
-		o.role = &rbacv1.Role{}
-		target = o.role
-	case "rbac.authorization.k8s.io/v1 RoleBinding":
-		o.binding = &rbacv1.RoleBinding{}
-		target = o.binding
-	case "rbac.authorization.k8s.io/v1 ClusterRole":
-		o.crole = &rbacv1.ClusterRole{}
-		target = o.crole
-	case "rbac.authorization.k8s.io/v1 ClusterRoleBinding":
-		o.cbinding = &rbacv1.ClusterRoleBinding{}
-		target = o.cbinding
-	case "policy/v1 PodDisruptionBudget":
-		o.pdb = &policyv1.PodDisruptionBudget{}
-		target = o.pdb
-	case "monitoring.coreos.com/v1 ServiceMonitor":
-		o.monitor = &monv1.ServiceMonitor{}
-		target = o.monitor
-	default:
+	newObject, ok := types[tm.APIVersion+" "+tm.Kind]
+	if !ok {
 		t.Fatalf("%s: unexpected object %s %s", file, tm.APIVersion, tm.Kind)
 	}
+	target := newObject()
 	if err := yaml.UnmarshalStrict(doc, target); err != nil {
 		t.Fatalf("%s: strict decode of %s: %v\n%s", file, tm.Kind, err, doc)
 	}
@@ -123,7 +107,11 @@ func (o *objects) add(t *testing.T, file string, doc []byte) {
 	if name == "" {
 		t.Fatalf("%s: %s without a name", file, tm.Kind)
 	}
+	if _, dup := o.byKind[tm.Kind]; dup {
+		t.Fatalf("%s: a second %s", file, tm.Kind)
+	}
 	o.kinds = append(o.kinds, tm.Kind+"/"+name)
+	o.byKind[tm.Kind] = target
 }
 
 func mapsKeys[V any](m map[string]V) []string {

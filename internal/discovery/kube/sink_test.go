@@ -26,34 +26,27 @@ type testSink struct {
 
 func newTestSink(t testing.TB) *testSink { return &testSink{t: t, set: map[string]discovery.Worker{}} }
 
-func (s *testSink) AddWorker(w discovery.Worker) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if old, ok := s.set[w.URL]; ok {
-		s.t.Errorf("add of %s (uid %s) while uid %s holds it", w.URL, w.PodUID, old.PodUID)
-	}
-	s.set[w.URL] = w
-	s.log = append(s.log, "add "+w.PodName+" "+w.URL)
-}
+func (s *testSink) AddWorker(w discovery.Worker) { s.apply("add", w, false) }
 
-func (s *testSink) UpdateWorker(w discovery.Worker) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if old, ok := s.set[w.URL]; !ok || old.PodUID != w.PodUID {
-		s.t.Errorf("update of %s (uid %s) not held by that uid", w.URL, w.PodUID)
-	}
-	s.set[w.URL] = w
-	s.log = append(s.log, "update "+w.PodName+" "+w.URL)
-}
+func (s *testSink) UpdateWorker(w discovery.Worker) { s.apply("update", w, true) }
 
-func (s *testSink) RemoveWorker(w discovery.Worker) {
+func (s *testSink) RemoveWorker(w discovery.Worker) { s.apply("remove", w, true) }
+
+// apply records one call; held says whether w's URL must already be held
+// by w's pod UID (update, remove) or not held at all (add).
+func (s *testSink) apply(op string, w discovery.Worker, held bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if old, ok := s.set[w.URL]; !ok || old.PodUID != w.PodUID {
-		s.t.Errorf("remove of %s (uid %s) not held by that uid", w.URL, w.PodUID)
+	old, ok := s.set[w.URL]
+	if held != (ok && old.PodUID == w.PodUID) || !held && ok {
+		s.t.Errorf("%s of %s (uid %s) while held by %q", op, w.URL, w.PodUID, old.PodUID)
 	}
-	delete(s.set, w.URL)
-	s.log = append(s.log, "remove "+w.PodName+" "+w.URL)
+	if op == "remove" {
+		delete(s.set, w.URL)
+	} else {
+		s.set[w.URL] = w
+	}
+	s.log = append(s.log, op+" "+w.PodName+" "+w.URL)
 }
 
 // pods returns the held workers as sorted "name url" strings.
