@@ -29,6 +29,7 @@
 // # Concurrency
 //
 // Tracker serialises Apply and Status under one lock; Sink calls are made
-// with that lock held, so a Sink must not call back into the Tracker. Backoff
-// is safe for concurrent use. Worker and Status are plain values.
+// with that lock held, so a Sink must return promptly (dial in the
+// background) and must not call back into the Tracker. Backoff is safe for
+// concurrent use. Worker and Status are plain values.
 package discovery

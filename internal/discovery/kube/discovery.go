@@ -84,6 +84,7 @@ func (d *Discovery) Status() discovery.Status { return d.tracker.Status() }
 // the Sink after the first complete list, after every change and every
 // Resync. It returns nil when ctx ends (the reported workers are left as
 // they are: the gateway is stopping) and waits for its goroutines first.
+// Call it once.
 func (d *Discovery) Run(ctx context.Context) error {
 	ctx = klog.NewContext(ctx, logr.FromSlogHandler(d.log.Handler()))
 	inf := cache.NewSharedIndexInformerWithOptions(d.listWatch(), &corev1.Pod{},

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -150,5 +151,30 @@ func checkFakeSelectors(t *testing.T, cs *fake.Clientset) {
 	}
 	if lists == 0 || watches == 0 {
 		t.Fatalf("%d lists, %d watches", lists, watches)
+	}
+}
+
+// TestFakeWatchIgnoresSelector pins down the fake's behaviour that
+// TestFakeClientset relies on: its watch delivers pods whatever their
+// labels, so only the re-check in Classify keeps unmatched pods out.
+func TestFakeWatchIgnoresSelector(t *testing.T) {
+	cs := fake.NewClientset()
+	ctx := context.Background()
+	w, err := cs.CoreV1().Pods("ml").Watch(ctx, metav1.ListOptions{LabelSelector: "app=vl"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Stop()
+	stray := kubeapi.Pod("ml", "stray", "10.0.0.3", map[string]string{"app": "nope"})
+	if _, err := cs.CoreV1().Pods("ml").Create(ctx, stray, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case ev := <-w.ResultChan():
+		if p, ok := ev.Object.(*corev1.Pod); !ok || p.Name != "stray" {
+			t.Fatalf("event %+v", ev)
+		}
+	case <-time.After(10 * time.Second):
+		t.Skip("the fake's watch now applies label selectors")
 	}
 }
