@@ -23,5 +23,9 @@ go test -count=1 -tags purego ./imaging/resample/
 # Every fuzz target for a few seconds, from its committed seed corpus.
 ./scripts/fuzz.sh "${FUZZ_SECONDS:-5}"
 
+# The Helm chart, rendered with Helm's Go packages and decoded strictly
+# (a module of its own, so Helm stays out of the product's go.mod).
+(cd deploy/helm/charttest && go test -count=1 ./...)
+
 # The whole suite last, so that its summary closes the output.
 go test -count=1 ./...
