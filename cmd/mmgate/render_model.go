@@ -13,6 +13,7 @@ import (
 	"github.com/mmgate/mmgate/internal/videoprep"
 	"github.com/mmgate/mmgate/media"
 	"github.com/mmgate/mmgate/media/fetch"
+	"github.com/mmgate/mmgate/openai"
 	"github.com/mmgate/mmgate/prompt"
 	"github.com/mmgate/mmgate/tokenizer"
 	"github.com/mmgate/mmgate/vision"
@@ -31,11 +32,11 @@ type renderModel struct {
 	video     *videoprep.Preprocessor // nil: the model takes no video
 	decoder   *media.Decoder
 	fetcher   *fetch.Fetcher
-	order     prompt.MediaOrder
+	order     openai.MediaOrder
 }
 
 // loadRenderModel loads the model folder dir with the built-in families.
-func loadRenderModel(dir string, order prompt.MediaOrder) (*renderModel, error) {
+func loadRenderModel(dir string, order openai.MediaOrder) (*renderModel, error) {
 	set, err := chattemplate.Load(dir, chattemplate.Options{})
 	if err != nil {
 		return nil, err
@@ -107,11 +108,11 @@ type renderOutput struct {
 var errNoFetch = errors.New("fetching media is not enabled in render; send images and videos as data: URLs")
 
 func (m *renderModel) render(ctx context.Context, body []byte) (*renderOutput, error) {
-	req, err := prompt.Parse(body)
+	req, err := openai.ParseChat(body)
 	if err != nil {
 		return nil, err
 	}
-	tmpl, err := m.templates.Select(req.Tools != nil)
+	tmpl, err := m.templates.Select(req.HasTools())
 	if err != nil {
 		return nil, err
 	}

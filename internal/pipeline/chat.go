@@ -8,7 +8,7 @@ import (
 
 	"github.com/mmgate/mmgate/engine"
 	"github.com/mmgate/mmgate/engine/protocol"
-	"github.com/mmgate/mmgate/internal/server"
+	"github.com/mmgate/mmgate/openai"
 	"github.com/mmgate/mmgate/prompt"
 	"github.com/mmgate/mmgate/shm"
 	"github.com/mmgate/mmgate/vision"
@@ -16,7 +16,7 @@ import (
 
 // Chat runs a chat request up to the worker's first response and returns the
 // generation to read events from.
-func (p *Pipeline) Chat(ctx context.Context, req *prompt.Request, rid string) (server.Generation, error) {
+func (p *Pipeline) Chat(ctx context.Context, req *openai.ChatRequest, rid string) (openai.Generation, error) {
 	times := &stageTimes{}
 	model, err := p.resolveModel(req.Model)
 	if err != nil {
@@ -30,7 +30,7 @@ func (p *Pipeline) Chat(ctx context.Context, req *prompt.Request, rid string) (s
 	if err != nil {
 		return nil, err
 	}
-	tmpl, err := a.Templates.Select(len(req.Tools) > 0 && string(req.Tools) != "null")
+	tmpl, err := a.Templates.Select(req.HasTools())
 	if err != nil {
 		return nil, err
 	}
@@ -77,7 +77,7 @@ func (p *Pipeline) Chat(ctx context.Context, req *prompt.Request, rid string) (s
 	}
 	p.observe(times, "tokenize", time.Since(t0))
 
-	sp, err := sampling(req, len(res.IDs), contextLength(w, a), a.EOS)
+	sp, err := sampling(&req.Params, len(res.IDs), contextLength(w, a), a.EOS)
 	if err != nil {
 		release()
 		return nil, err
@@ -101,7 +101,7 @@ func (p *Pipeline) Chat(ctx context.Context, req *prompt.Request, rid string) (s
 	if err != nil {
 		return nil, err // Generate released the batch
 	}
-	return newGeneration(p, a, req, stream, model, len(res.IDs), gr.Choices(), times, out), nil
+	return newGeneration(p, a, &req.Params, stream, model, len(res.IDs), gr.Choices(), times, out), nil
 }
 
 // generate sends the request to w (batch holds its segments, nil for none)
@@ -158,7 +158,7 @@ func (p *Pipeline) resolveModel(name string) (string, error) {
 	if len(ms) == 1 {
 		return ms[0].Name, nil
 	}
-	return "", &prompt.Error{Kind: prompt.ErrBadRequest, Param: "model", Msg: "model is required"}
+	return "", openai.BadRequest("model", "is required")
 }
 
 func modalities(plan *prompt.Plan) []vision.Modality {

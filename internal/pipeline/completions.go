@@ -7,17 +7,15 @@ import (
 
 	"github.com/mmgate/mmgate/engine"
 	"github.com/mmgate/mmgate/engine/protocol"
-	"github.com/mmgate/mmgate/internal/server"
-	"github.com/mmgate/mmgate/prompt"
+	"github.com/mmgate/mmgate/internal/reqlog"
+	"github.com/mmgate/mmgate/openai"
 )
-
-var _ server.Completer = (*Pipeline)(nil)
 
 // Completion runs a text completion (POST /v1/completions): the prompt is
 // tokenized with the model's tokenizer and no chat template (or taken as
 // token ids), then generated with the same sampling and streaming as chat.
-func (p *Pipeline) Completion(ctx context.Context, req *server.CompletionRequest, rid string) (server.Generation, error) {
-	log := server.Logger(ctx, p.log)
+func (p *Pipeline) Completion(ctx context.Context, req *openai.CompletionRequest, rid string) (openai.Generation, error) {
+	log := reqlog.From(ctx, p.log)
 	times := &stageTimes{}
 	params := req.Params
 	model, err := p.resolveModel(params.Model)
@@ -45,13 +43,13 @@ func (p *Pipeline) Completion(ctx context.Context, req *server.CompletionRequest
 		limit := a.Tokenizer.MaxID()
 		for i, id := range ids {
 			if int(id) >= limit {
-				return nil, &prompt.Error{Kind: prompt.ErrBadRequest, Param: "prompt", Msg: fmt.Sprintf("token id %d at position %d is outside the vocabulary (%d ids)", id, i, limit)}
+				return nil, openai.BadRequest("prompt", fmt.Sprintf("token id %d at position %d is outside the vocabulary (%d ids)", id, i, limit))
 			}
 		}
 		text = a.Tokenizer.Decode(ids, false)
 	}
 	if len(ids) == 0 {
-		return nil, &prompt.Error{Kind: prompt.ErrBadRequest, Param: "prompt", Msg: "the prompt has no tokens"}
+		return nil, openai.BadRequest("prompt", "the prompt has no tokens")
 	}
 	p.observe(times, "tokenize", time.Since(t0))
 

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/mmgate/mmgate/internal/videoprep"
+	"github.com/mmgate/mmgate/openai"
 	"github.com/mmgate/mmgate/prompt"
 	"github.com/mmgate/mmgate/shm"
 	"github.com/mmgate/mmgate/tensor"
@@ -13,7 +14,7 @@ import (
 
 // ImageOverrides are the request's image settings (mm_processor_kwargs
 // min_pixels, max_pixels).
-func ImageOverrides(req *prompt.Request) vision.Overrides {
+func ImageOverrides(req *openai.ChatRequest) vision.Overrides {
 	var o vision.Overrides
 	if v := req.MMProcessorKwargs.MinPixels; v != nil {
 		o.MinPixels = *v
@@ -25,7 +26,7 @@ func ImageOverrides(req *prompt.Request) vision.Overrides {
 }
 
 // VideoOverrides are the request's video settings (mm_processor_kwargs).
-func VideoOverrides(req *prompt.Request) vision.VideoOverrides {
+func VideoOverrides(req *openai.ChatRequest) vision.VideoOverrides {
 	k := req.MMProcessorKwargs
 	var o vision.VideoOverrides
 	if k.FPS != nil {
