@@ -67,6 +67,7 @@ type Options struct {
 // Backend).
 type Pipeline struct {
 	opts  Options
+	front front
 	cache *tensorCache
 	m     *metrics
 	log   *slog.Logger
@@ -103,6 +104,7 @@ func New(o Options) (*Pipeline, error) {
 		return nil, fmt.Errorf("%w: a ModelDir or a BundleDir is required", ErrOptions)
 	}
 	p := &Pipeline{opts: o, cache: newTensorCache(o.CacheBytes), log: o.Logger, assets: map[string]*assetSlot{}}
+	p.front = front{models: p, order: o.MediaOrder, maxItems: o.MaxMediaItems, budget: BudgetStrict}
 	m, err := newMetrics(o.Registerer, p.cache)
 	if err != nil {
 		return nil, err

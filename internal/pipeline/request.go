@@ -21,11 +21,27 @@ func errContext(promptLen, maxTokens, ctxLen int) error {
 	return openai.BadRequest("max_tokens", fmt.Sprintf("%s, over the model's context length of %d tokens", msg, ctxLen))
 }
 
+// Budget says how max_tokens is resolved against the model's context
+// length. Either way a prompt that fills the context on its own is
+// refused, and without a context length the request's max_tokens (or none)
+// is sent as it is.
+type Budget uint8
+
+const (
+	// BudgetStrict is the gateway's rule: max_tokens defaults to what the
+	// context leaves after the prompt, and a max_tokens that does not fit
+	// is refused (400).
+	BudgetStrict Budget = iota
+	// BudgetClamp is vLLM's render rule: max_tokens is the smaller of the
+	// request's and what the context leaves, never refused.
+	BudgetClamp
+)
+
 // sampling maps the request's parameters to the neutral sampling
-// parameters. The prompt length and the context length give max_tokens when
-// the request has none; eos are added to the stop ids unless ignore_eos.
-func sampling(p *openai.Params, promptLen, ctxLen int, eos []uint32) (protocol.Sampling, error) {
-	maxNew, err := maxTokens(p, promptLen, ctxLen)
+// parameters. The prompt length and the context length give max_tokens as
+// b says; eos are added to the stop ids unless ignore_eos.
+func sampling(p *openai.Params, promptLen, ctxLen int, eos []uint32, b Budget) (protocol.Sampling, error) {
+	maxNew, err := maxTokens(p, promptLen, ctxLen, b)
 	if err != nil {
 		return protocol.Sampling{}, err
 	}
@@ -82,10 +98,9 @@ func sampling(p *openai.Params, promptLen, ctxLen int, eos []uint32) (protocol.S
 	return sp, nil
 }
 
-// maxTokens is the cap on new tokens: the request's max_tokens, checked
-// against the context length when it is known, else what the context leaves
-// after the prompt; nil when neither is known.
-func maxTokens(p *openai.Params, promptLen, ctxLen int) (*uint32, error) {
+// maxTokens is the cap on new tokens as b resolves it; nil when neither
+// the request nor the context length gives one.
+func maxTokens(p *openai.Params, promptLen, ctxLen int, b Budget) (*uint32, error) {
 	if ctxLen <= 0 {
 		if p.MaxTokens == nil {
 			return nil, nil
@@ -98,10 +113,12 @@ func maxTokens(p *openai.Params, promptLen, ctxLen int) (*uint32, error) {
 	}
 	maxNew := ctxLen - promptLen
 	if p.MaxTokens != nil {
-		if *p.MaxTokens > maxNew {
+		switch {
+		case *p.MaxTokens <= maxNew:
+			maxNew = *p.MaxTokens
+		case b == BudgetStrict:
 			return nil, errContext(promptLen, *p.MaxTokens, ctxLen)
 		}
-		maxNew = *p.MaxTokens
 	}
 	m := uint32(maxNew)
 	return &m, nil

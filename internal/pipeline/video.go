@@ -12,9 +12,9 @@ import (
 	"github.com/mmgate/mmgate/vision"
 )
 
-// ImageOverrides are the request's image settings (mm_processor_kwargs
+// imageOverrides are the request's image settings (mm_processor_kwargs
 // min_pixels, max_pixels).
-func ImageOverrides(req *openai.ChatRequest) vision.Overrides {
+func imageOverrides(req *openai.ChatRequest) vision.Overrides {
 	var o vision.Overrides
 	if v := req.MMProcessorKwargs.MinPixels; v != nil {
 		o.MinPixels = *v
@@ -25,8 +25,8 @@ func ImageOverrides(req *openai.ChatRequest) vision.Overrides {
 	return o
 }
 
-// VideoOverrides are the request's video settings (mm_processor_kwargs).
-func VideoOverrides(req *openai.ChatRequest) vision.VideoOverrides {
+// videoOverrides are the request's video settings (mm_processor_kwargs).
+func videoOverrides(req *openai.ChatRequest) vision.VideoOverrides {
 	k := req.MMProcessorKwargs
 	var o vision.VideoOverrides
 	if k.FPS != nil {
