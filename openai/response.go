@@ -3,17 +3,25 @@ package openai
 // The response objects mmgate writes. Field order and names follow the
 // OpenAI API; lists are never null.
 
+// Response is the envelope of a completion object, whole or one chunk of a
+// stream; C is its choice type.
+type Response[C ChatChoice | CompletionChoice] struct {
+	ID                string  `json:"id"`
+	Object            string  `json:"object"`
+	Created           int64   `json:"created"`
+	Model             string  `json:"model"`
+	Choices           []C     `json:"choices"`
+	Usage             *Usage  `json:"usage,omitempty"`
+	SystemFingerprint *string `json:"system_fingerprint"`
+}
+
 // ChatCompletion is a chat.completion object, or one chat.completion.chunk
 // of a stream.
-type ChatCompletion struct {
-	ID                string       `json:"id"`
-	Object            string       `json:"object"`
-	Created           int64        `json:"created"`
-	Model             string       `json:"model"`
-	Choices           []ChatChoice `json:"choices"`
-	Usage             *Usage       `json:"usage,omitempty"`
-	SystemFingerprint *string      `json:"system_fingerprint"`
-}
+type ChatCompletion = Response[ChatChoice]
+
+// Completion is a text_completion object (POST /v1/completions), whole or
+// one chunk of a stream.
+type Completion = Response[CompletionChoice]
 
 // ChatChoice is one choice: a whole Message, or a Delta when streaming.
 type ChatChoice struct {
@@ -86,18 +94,6 @@ type PromptTokensDetails struct {
 func NewUsage(prompt, completion, cached int) *Usage {
 	return &Usage{PromptTokens: prompt, CompletionTokens: completion, TotalTokens: prompt + completion,
 		PromptTokensDetails: &PromptTokensDetails{CachedTokens: cached}}
-}
-
-// Completion is a text_completion object (POST /v1/completions), whole or
-// one chunk of a stream.
-type Completion struct {
-	ID                string             `json:"id"`
-	Object            string             `json:"object"`
-	Created           int64              `json:"created"`
-	Model             string             `json:"model"`
-	Choices           []CompletionChoice `json:"choices"`
-	Usage             *Usage             `json:"usage,omitempty"`
-	SystemFingerprint *string            `json:"system_fingerprint"`
 }
 
 // CompletionChoice is one choice of a text completion.
