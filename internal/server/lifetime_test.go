@@ -16,15 +16,11 @@ import (
 	"image/png"
 	"io"
 	"math/rand/v2"
-	"net"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
-
-	"google.golang.org/grpc"
 
 	"github.com/mmgate/mmgate/engine"
 	engines "github.com/mmgate/mmgate/engine/builtin"
@@ -37,9 +33,8 @@ import (
 	"github.com/mmgate/mmgate/media"
 	"github.com/mmgate/mmgate/media/fetch"
 	"github.com/mmgate/mmgate/openai"
-	"github.com/mmgate/mmgate/refworker"
+	"github.com/mmgate/mmgate/refworker/refworkertest"
 	"github.com/mmgate/mmgate/shm"
-	"github.com/mmgate/mmgate/tokenizer"
 )
 
 // This file runs the gateway for real — server, pipeline, engine and a
@@ -64,8 +59,8 @@ func newGateway(t *testing.T) *gateway {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { pool.Close() })
-	sock := startWorker(t, dir, shmDir)
-	eng, err := engine.New(engine.Options{Protocols: engines.Protocols(), Workers: []engine.WorkerConfig{{URL: "unix://" + sock}}, Pool: pool})
+	url := refworkertest.Start(t, dir, shmDir, nil)
+	eng, err := engine.New(engine.Options{Protocols: engines.Protocols(), Workers: []engine.WorkerConfig{{URL: url}}, Pool: pool})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,35 +91,6 @@ func newGateway(t *testing.T) *gateway {
 		t.Fatal(err)
 	}
 	return &gateway{dir: dir, pipe: pipe}
-}
-
-// startWorker serves a reference worker reading shared memory from shmDir
-// on a unix socket and returns its path.
-func startWorker(t *testing.T, dir, shmDir string) string {
-	t.Helper()
-	tok, err := tokenizer.Load(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	reader, err := shm.NewReader(shm.ReaderOptions{Dir: shmDir})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { reader.Close() })
-	w, err := refworker.New(refworker.Options{ModelDir: dir, Tokenizer: tok, Reader: reader})
-	if err != nil {
-		t.Fatal(err)
-	}
-	sock := filepath.Join(t.TempDir(), "w.sock")
-	lis, err := net.Listen("unix", sock)
-	if err != nil {
-		t.Fatal(err)
-	}
-	g := grpc.NewServer(grpc.MaxRecvMsgSize(256 << 20))
-	w.Register(g)
-	go g.Serve(lis)
-	t.Cleanup(g.Stop)
-	return sock
 }
 
 // serve runs an HTTP server in front of the pipeline, poisoning released
