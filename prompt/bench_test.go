@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/mmgate/mmgate/openai"
 )
 
 // BenchmarkParseBuildRender measures this package's own work for a
@@ -27,7 +29,7 @@ func BenchmarkParseBuildRender(b *testing.B) {
 	body := []byte(`{"tools": [{"type": "function", "function": {"name": "crop", "parameters": {"type": "object", "properties": {"box": {"type": "array"}}}}}], "messages": [` + strings.Join(msgs, ",") + `]}`)
 	b.ReportAllocs()
 	for b.Loop() {
-		req, err := Parse(body)
+		req, err := openai.ParseChat(body)
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/mmgate/mmgate/chattemplate"
+	"github.com/mmgate/mmgate/openai"
 )
 
 // DefaultMaxMediaItems is the media item limit when Options.MaxMediaItems
@@ -21,7 +22,7 @@ type Options struct {
 
 	// MediaOrder applies to requests that set no media_order; "" means
 	// MediaFirst.
-	MediaOrder MediaOrder
+	MediaOrder openai.MediaOrder
 
 	// StringContent flattens every message's content to a string, for
 	// templates that never iterate content parts
@@ -64,23 +65,28 @@ func (p *Plan) Count(m Modality) int {
 // message media parts come first (stable) unless the order is Authored.
 // A null content becomes "". Assistant tool-call arguments given as a
 // JSON string are parsed into the value they hold, as vLLM does (an
-// empty string or null becomes {}); key order is kept.
-func Build(req *Request, o Options) (*Plan, error) {
+// empty string or null becomes {}); key order is kept, as in
+// chat_template_kwargs.
+func Build(req *openai.ChatRequest, o Options) (*Plan, error) {
 	order := req.MediaOrder
 	if order == "" {
 		order = o.MediaOrder
 	}
 	if order == "" {
-		order = MediaFirst
+		order = openai.MediaFirst
 	}
 	maxItems := o.MaxMediaItems
 	if maxItems == 0 {
 		maxItems = DefaultMaxMediaItems
 	}
+	kwargs, err := templateKwargs(req.ChatTemplateKwargs)
+	if err != nil {
+		return nil, err
+	}
 	p := &Plan{Input: chattemplate.Input{
 		AddGenerationPrompt:  req.AddGenerationPrompt,
 		ContinueFinalMessage: req.ContinueFinalMessage,
-		Kwargs:               req.ChatTemplateKwargs,
+		Kwargs:               kwargs,
 	}}
 	if req.Tools != nil {
 		p.Input.Tools = req.Tools
@@ -135,7 +141,7 @@ func partModality(typ string) (Modality, bool) {
 	return 0, false
 }
 
-func buildContent(p *Plan, c Content, param string, order MediaOrder, o Options) (any, error) {
+func buildContent(p *Plan, c openai.Content, param string, order openai.MediaOrder, o Options) (any, error) {
 	switch {
 	case c.Null:
 		return "", nil
@@ -190,7 +196,7 @@ func buildContent(p *Plan, c Content, param string, order MediaOrder, o Options)
 		}
 		return strings.Join(placeholders, "\n"), nil
 	}
-	if order == MediaFirst {
+	if order == openai.MediaFirst {
 		all = append(media, texts...)
 	}
 	parts := make([]chattemplate.Object, len(all))
@@ -198,6 +204,20 @@ func buildContent(p *Plan, c Content, param string, order MediaOrder, o Options)
 		parts[i] = it.part
 	}
 	return parts, nil
+}
+
+// templateKwargs decodes chat_template_kwargs (an object, as parsed) into
+// ordered template values.
+func templateKwargs(raw []byte) (chattemplate.Object, error) {
+	if raw == nil {
+		return nil, nil
+	}
+	v, err := chattemplate.DecodeJSON(raw)
+	obj, ok := v.(chattemplate.Object)
+	if err != nil || !ok {
+		return nil, badRequest("chat_template_kwargs", "must be an object")
+	}
+	return obj, nil
 }
 
 // checkText refuses text that contains a media special token: the
@@ -214,7 +234,7 @@ func checkText(s, param string, sp *Specials) error {
 	return nil
 }
 
-func buildToolCalls(calls []ToolCall, param string) ([]any, error) {
+func buildToolCalls(calls []openai.ToolCallParam, param string) ([]any, error) {
 	out := make([]any, len(calls))
 	for i, c := range calls {
 		args, err := toolArguments(c.Arguments, fmt.Sprintf("%s[%d].function.arguments", param, i))

@@ -1,6 +1,7 @@
 package prompt
 
 import (
+	"encoding/json"
 	"errors"
 	"os"
 	"reflect"
@@ -8,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/mmgate/mmgate/chattemplate"
+	"github.com/mmgate/mmgate/openai"
 )
 
 func mustSpecials(t testing.TB, cfg string) *Specials {
@@ -78,7 +80,7 @@ func TestBuild(t *testing.T) {
 		},
 		{
 			name:     "authored order as server default",
-			opts:     Options{MediaOrder: Authored},
+			opts:     Options{MediaOrder: openai.Authored},
 			body:     `{"messages": [{"role": "user", "content": [{"type": "text", "text": "a"}, ` + img + `]}]}`,
 			media:    []MediaItem{{Modality: Image, URL: "data:image/png;base64,AAAA", Detail: "high", Param: "messages[0].content[1]"}},
 			messages: `[[{role user} {content [[{type text} {text a}] [{type image}]]}]]`,
@@ -105,7 +107,7 @@ func TestBuild(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			req, err := Parse([]byte(tc.body))
+			req, err := openai.ParseChat([]byte(tc.body))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -129,6 +131,23 @@ func TestBuild(t *testing.T) {
 				t.Errorf("messages = %s\nwant       %s", got, tc.messages)
 			}
 		})
+	}
+}
+
+// TestBuildTemplateKwargs: chat_template_kwargs reach the template in the
+// request's key order.
+func TestBuildTemplateKwargs(t *testing.T) {
+	req, err := openai.ParseChat([]byte(`{"messages": [{"role": "user", "content": "hi"}], "chat_template_kwargs": {"enable_thinking": false, "add_vision_id": true}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := Build(req, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	kw := p.Input.Kwargs
+	if len(kw) != 2 || kw[0].Key != "enable_thinking" || kw[0].Value != false || kw[1].Key != "add_vision_id" {
+		t.Errorf("kwargs = %v", kw)
 	}
 }
 
@@ -181,4 +200,38 @@ func fmtMessages(msgs []chattemplate.Object) string {
 	}
 	b.WriteByte(']')
 	return b.String()
+}
+
+// FuzzParse parses request bodies and builds what parses: every refusal is
+// a typed error, and every accepted body is valid JSON whose messages all
+// reach the template input.
+func FuzzParse(f *testing.F) {
+	f.Add([]byte(`{"messages": [{"role": "user", "content": [{"type": "text", "text": "hi"}, {"type": "image_url", "image_url": {"url": "data:image/png;base64,AAAA"}}]}]}`))
+	f.Add([]byte(`{"messages": [{"role": "assistant", "content": null, "tool_calls": [{"function": {"name": "f", "arguments": "{\"a\": 1}"}}]}], "tools": [{"function": {"name": "f"}}], "chat_template_kwargs": {"x": [1, {"y": null}]}}`))
+	f.Add([]byte(`{"messages": [{"role": "user", "content": "<|image_pad|>"}], "media_order": "authored", "stop": ["a"]}`))
+	sp, _ := ReadSpecials([]byte(qwen3Config), newFakeTokenizer())
+	f.Fuzz(func(t *testing.T, body []byte) {
+		r, err := openai.ParseChat(body)
+		if err != nil {
+			var re *openai.RequestError
+			if !errors.As(err, &re) {
+				t.Fatalf("untyped error %v", err)
+			}
+			return
+		}
+		if !json.Valid(body) {
+			t.Fatal("accepted invalid JSON")
+		}
+		p, err := Build(r, Options{Specials: sp, EnableVideo: true, MaxMediaItems: -1})
+		if err != nil {
+			var pe *Error
+			if !errors.As(err, &pe) {
+				t.Fatalf("untyped build error %v", err)
+			}
+			return
+		}
+		if len(p.Input.Messages) != len(r.Messages) {
+			t.Fatal("message count changed")
+		}
+	})
 }

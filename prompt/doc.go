@@ -1,16 +1,12 @@
-// Package prompt turns an OpenAI chat completions request into what a
-// multimodal model consumes: the media items in prompt order, the chat
-// template's input, and — after rendering and tokenizing — the final input
-// ids with one placeholder range per media item and content hashes.
+// Package prompt turns an OpenAI chat completions request (parsed by
+// package openai) into what a multimodal model consumes: the media items in
+// prompt order, the chat template's input, and — after rendering and
+// tokenizing — the final input ids with one placeholder range per media item
+// and content hashes.
 //
 // The rules follow vLLM's chat preprocessing and the Hugging Face
 // processors of the model families (Qwen2-VL, Qwen2.5-VL, Qwen3-VL, …):
 //
-//   - Parse reads the request (with the extensions vLLM accepts:
-//     mm_processor_kwargs, chat_template_kwargs, add_generation_prompt,
-//     continue_final_message, media_order, …). Tools are kept as the raw
-//     JSON the client sent, so templates print them in the request's key
-//     order. Errors are *Error values with the offending field's path.
 //   - Build lists the media items and builds the template messages: media
 //     parts become {"type": "image"} (video, audio likewise), text parts
 //     {"type": "text", "text": …}. Inside a message media parts come first
@@ -19,7 +15,8 @@
 //     content is flattened to the placeholder once per item followed by the
 //     text parts, joined with "\n" (vLLM's rule). Text containing a media
 //     special token is refused. Tool-call arguments sent as a JSON string
-//     are parsed, as vLLM does before rendering.
+//     are parsed, as vLLM does before rendering. Errors are *Error values
+//     with the offending field's path.
 //   - Render renders the template, lays out each media item as its
 //     Expansion says (the model's family decides: the anchor kept as one
 //     pad run, replaced by text with several runs, or Qwen3-VL's

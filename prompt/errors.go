@@ -3,10 +3,10 @@ package prompt
 import "errors"
 
 var (
-	// ErrBadRequest marks a request that is malformed or inconsistent:
-	// bad JSON, wrong types, unknown content parts, media placeholder
-	// tokens typed in text, placeholder counts the template did not
-	// render. It maps to HTTP 400.
+	// ErrBadRequest marks a request that is inconsistent with the model or
+	// its template: unknown content parts, media placeholder tokens typed
+	// in text, tool-call arguments that are not JSON, placeholder counts
+	// the template did not render. It maps to HTTP 400.
 	ErrBadRequest = errors.New("prompt: bad request")
 
 	// ErrUnsupported marks a request the model or this build cannot serve:

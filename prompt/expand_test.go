@@ -6,6 +6,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/mmgate/mmgate/openai"
 )
 
 func TestContentHash(t *testing.T) {
@@ -39,7 +41,7 @@ func TestRenderExpand(t *testing.T) {
 	  {"type": "image_url", "image_url": {"url": "data:image/png;base64,AAAA"}},
 	  {"type": "video_url", "video_url": {"url": "https://x/v.mp4"}},
 	  {"type": "image_url", "image_url": {"url": "data:image/png;base64,AAAB"}}]}]}`
-	req, err := Parse([]byte(body))
+	req, err := openai.ParseChat([]byte(body))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -104,7 +106,7 @@ func TestAnchorMismatch(t *testing.T) {
 		{"vision start inside tool arguments", `{"messages": [{"role": "user", "content": "a"}, {"role": "assistant", "content": "", "tool_calls": [{"function": {"name": "f", "arguments": "{\"x\": \"<|vision_start|>\"}"}}]}]}`},
 	}
 	for _, tc := range tests {
-		req, err := Parse([]byte(tc.body))
+		req, err := openai.ParseChat([]byte(tc.body))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -136,7 +138,7 @@ func TestStringContentTemplate(t *testing.T) {
 	if tm.IteratesContentParts() {
 		t.Fatal("template must be detected as string-only")
 	}
-	req, _ := Parse([]byte(`{"messages": [{"role": "user", "content": [{"type": "text", "text": "What is it?"}, {"type": "image_url", "image_url": "data:,x"}]}]}`))
+	req, _ := openai.ParseChat([]byte(`{"messages": [{"role": "user", "content": [{"type": "text", "text": "What is it?"}, {"type": "image_url", "image_url": "data:,x"}]}]}`))
 	plan, err := Build(req, Options{Specials: sp, StringContent: !tm.IteratesContentParts()})
 	if err != nil {
 		t.Fatal(err)
@@ -157,7 +159,7 @@ func TestQwen25VideoAndBytes(t *testing.T) {
 	sp := mustSpecials(t, qwen25Config)
 	tok := newFakeTokenizer()
 	tm := mustTemplate(t, "qwen2-vl.jinja")
-	req, err := Parse([]byte(`{"messages": [{"role": "user", "content": [{"type": "text", "text": "Go"},
+	req, err := openai.ParseChat([]byte(`{"messages": [{"role": "user", "content": [{"type": "text", "text": "Go"},
 	  {"type": "video_url", "video_url": {"url": "data:video/mp4;base64,AAEC"}},
 	  {"type": "image_url", "image_url": "data:image/png;base64,aGVsbG8="}]}]}`))
 	if err != nil {

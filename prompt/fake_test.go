@@ -2,9 +2,10 @@ package prompt
 
 import (
 	"fmt"
-	"github.com/mmgate/mmgate/chattemplate"
 	"sort"
 	"strings"
+
+	"github.com/mmgate/mmgate/chattemplate"
 )
 
 // fakeTokenizer encodes special tokens as their ids and every other byte

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"unsafe"
+
+	"github.com/mmgate/mmgate/openai"
 )
 
 // renderOne renders a one-image (and optionally one-video) user message
@@ -16,7 +18,7 @@ func renderOne(t *testing.T, sp *Specials, withVideo bool, exp []Expansion) (*Re
 	if withVideo {
 		body = `{"messages": [{"role": "user", "content": [{"type": "image_url", "image_url": "data:,a"}, {"type": "video_url", "video_url": "data:,v"}, {"type": "text", "text": "Hi"}]}]}`
 	}
-	req, err := Parse([]byte(body))
+	req, err := openai.ParseChat([]byte(body))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/mmgate/mmgate/chattemplate"
+	"github.com/mmgate/mmgate/openai"
 	"github.com/mmgate/mmgate/prompt"
 	"github.com/mmgate/mmgate/tokenizer"
 )
@@ -151,7 +152,7 @@ func TestVideoRenderGolden(t *testing.T) {
 			if err := json.Unmarshal(c.Request, &kw); err != nil {
 				t.Fatal(err)
 			}
-			req, err := prompt.Parse(c.Request)
+			req, err := openai.ParseChat(c.Request)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -159,7 +160,7 @@ func TestVideoRenderGolden(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			plan, err := prompt.Build(req, prompt.Options{Specials: sp, MediaOrder: prompt.MediaFirst,
+			plan, err := prompt.Build(req, prompt.Options{Specials: sp, MediaOrder: openai.MediaFirst,
 				StringContent: !tmpl.IteratesContentParts(), EnableVideo: true})
 			if err != nil {
 				t.Fatal(err)

@@ -6,7 +6,7 @@ import (
 	"io"
 	"os"
 
-	"github.com/mmgate/mmgate/prompt"
+	"github.com/mmgate/mmgate/openai"
 )
 
 // maxRenderBody bounds the request read from stdin (the server's default
@@ -20,7 +20,7 @@ const maxRenderBody = 64 << 20
 func runRender(ctx context.Context, s *stdio, args []string) int {
 	fs := newFlagSet(s, "render", "render --model MODEL_DIR [flags] < request.json")
 	model := fs.String("model", "", "model folder (config.json, tokenizer.json, chat template, preprocessor_config.json)")
-	order := fs.String("media-order", string(prompt.MediaFirst), "media order inside a message when the request sets none: media_first|authored")
+	order := fs.String("media-order", string(openai.MediaFirst), "media order inside a message when the request sets none: media_first|authored")
 	fs.String("config", "", "config file (YAML or JSON)")
 	rest, err := parseFlags(fs, args, os.LookupEnv)
 	if err != nil {
@@ -34,8 +34,8 @@ func runRender(ctx context.Context, s *stdio, args []string) int {
 		fmt.Fprintln(s.err, "mmgate render: --model is required")
 		return 2
 	}
-	mo := prompt.MediaOrder(*order)
-	if mo != prompt.MediaFirst && mo != prompt.Authored {
+	mo := openai.MediaOrder(*order)
+	if mo != openai.MediaFirst && mo != openai.Authored {
 		fmt.Fprintf(s.err, "mmgate render: --media-order %q: want media_first or authored\n", *order)
 		return 2
 	}

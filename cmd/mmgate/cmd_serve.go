@@ -34,7 +34,7 @@ import (
 	"github.com/mmgate/mmgate/media"
 	"github.com/mmgate/mmgate/media/fetch"
 	"github.com/mmgate/mmgate/media/video"
-	"github.com/mmgate/mmgate/prompt"
+	"github.com/mmgate/mmgate/openai"
 	"github.com/mmgate/mmgate/shm"
 )
 
@@ -182,7 +182,7 @@ type serveConfig struct {
 	background [3]uint8
 	cidrs      []netip.Prefix
 	mode       shm.Mode
-	order      prompt.MediaOrder
+	order      openai.MediaOrder
 	workers    []engine.WorkerConfig
 	apiKeys    []string
 	httpTLS    *tls.Config // nil: plain HTTP
@@ -216,9 +216,9 @@ func (f *serveFlags) validate() (*serveConfig, error) {
 	}
 	switch f.mediaOrder {
 	case "media_first":
-		c.order = prompt.MediaFirst
+		c.order = openai.MediaFirst
 	case "authored":
-		c.order = prompt.Authored
+		c.order = openai.Authored
 	default:
 		return nil, fmt.Errorf("--media-order %q: want media_first or authored", f.mediaOrder)
 	}

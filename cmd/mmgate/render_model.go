@@ -2,67 +2,35 @@ package main
 
 import (
 	"context"
-	"errors"
-	"fmt"
-	"slices"
 
-	"github.com/mmgate/mmgate/chattemplate"
-	"github.com/mmgate/mmgate/family"
 	"github.com/mmgate/mmgate/family/builtin"
+	"github.com/mmgate/mmgate/internal/imageprep"
 	"github.com/mmgate/mmgate/internal/pipeline"
-	"github.com/mmgate/mmgate/internal/videoprep"
 	"github.com/mmgate/mmgate/media"
 	"github.com/mmgate/mmgate/media/fetch"
-	"github.com/mmgate/mmgate/prompt"
-	"github.com/mmgate/mmgate/tokenizer"
-	"github.com/mmgate/mmgate/vision"
+	"github.com/mmgate/mmgate/media/video"
+	"github.com/mmgate/mmgate/openai"
 )
 
-// This file answers: how does `render` turn a request into a prompt, ids
-// and placeholder ranges for one model folder?
+// This file answers: how is `render` wired? The model folder's assets, a
+// fetcher of data: URLs only, and the pipeline's Renderer: the gateway's
+// front half with a media stage that reads headers instead of pixels (a
+// video is probed with FFmpeg).
 
-// renderModel is everything render needs from a model folder.
-type renderModel struct {
-	templates *chattemplate.Set
-	tok       *tokenizer.Tokenizer
-	model     family.Model
-	specials  *prompt.Specials
-	images    vision.Processor        // nil: the model takes no images
-	video     *videoprep.Preprocessor // nil: the model takes no video
-	decoder   *media.Decoder
-	fetcher   *fetch.Fetcher
-	order     prompt.MediaOrder
-}
+// renderModel renders requests for one model folder.
+type renderModel struct{ r *pipeline.Renderer }
 
 // loadRenderModel loads the model folder dir with the built-in families.
-func loadRenderModel(dir string, order prompt.MediaOrder) (*renderModel, error) {
-	set, err := chattemplate.Load(dir, chattemplate.Options{})
-	if err != nil {
-		return nil, err
-	}
-	tok, err := tokenizer.Load(dir)
-	if err != nil {
-		return nil, err
-	}
-	m, err := builtin.New().Load(dir)
-	if err != nil {
-		return nil, err
-	}
-	sp, err := m.Specials(tok)
-	if err != nil {
-		return nil, err
-	}
-	var images vision.Processor
-	if slices.Contains(m.Modalities(), vision.Image) {
-		if images, err = m.ImageProcessor(vision.ProcessorOptions{}); err != nil {
-			return nil, err
-		}
-	}
-	vp, err := newRenderVideo(m)
-	if err != nil {
-		return nil, err
-	}
+func loadRenderModel(dir string, order openai.MediaOrder) (*renderModel, error) {
 	dec, err := media.New(media.Options{})
+	if err != nil {
+		return nil, err
+	}
+	vdec, err := video.New(video.Options{})
+	if err != nil {
+		return nil, err
+	}
+	a, err := pipeline.LoadAssets(dir, pipeline.AssetOptions{Families: builtin.New(), Decoder: imageprep.MediaDecoder(dec), Video: vdec})
 	if err != nil {
 		return nil, err
 	}
@@ -71,24 +39,11 @@ func loadRenderModel(dir string, order prompt.MediaOrder) (*renderModel, error) 
 	if err != nil {
 		return nil, err
 	}
-	return &renderModel{templates: set, tok: tok, model: m, specials: sp, images: images, video: vp, decoder: dec, fetcher: fetcher, order: order}, nil
-}
-
-// imageExpansion plans the image in data from its header and returns its
-// layout in the prompt.
-func (m *renderModel) imageExpansion(data []byte, ov vision.Overrides) (prompt.Expansion, error) {
-	if m.images == nil {
-		return prompt.Expansion{}, fmt.Errorf("this model takes no images: %w", vision.ErrUnsupported)
-	}
-	h, err := m.decoder.Probe(data)
+	r, err := pipeline.NewRenderer(a, pipeline.RenderOptions{Fetcher: fetcher, InlineOnly: true, MediaOrder: order})
 	if err != nil {
-		return prompt.Expansion{}, err
+		return nil, err
 	}
-	p, err := m.images.PlanImage(h.Width, h.Height, ov)
-	if err != nil {
-		return prompt.Expansion{}, err
-	}
-	return m.model.Expansion(family.ImageItem(p)), nil
+	return &renderModel{r: r}, nil
 }
 
 type renderPlaceholder struct {
@@ -103,51 +58,12 @@ type renderOutput struct {
 	Placeholders []renderPlaceholder `json:"placeholders"`
 }
 
-// errNoFetch refuses media that would have to be fetched.
-var errNoFetch = errors.New("fetching media is not enabled in render; send images and videos as data: URLs")
-
 func (m *renderModel) render(ctx context.Context, body []byte) (*renderOutput, error) {
-	req, err := prompt.Parse(body)
+	req, err := openai.ParseChat(body)
 	if err != nil {
 		return nil, err
 	}
-	tmpl, err := m.templates.Select(req.Tools != nil)
-	if err != nil {
-		return nil, err
-	}
-	plan, err := prompt.Build(req, prompt.Options{
-		Specials:      m.specials,
-		MediaOrder:    m.order,
-		StringContent: !tmpl.IteratesContentParts(),
-		EnableVideo:   m.video != nil,
-	})
-	if err != nil {
-		return nil, err
-	}
-	ov, vov := pipeline.ImageOverrides(req), pipeline.VideoOverrides(req)
-	exp := make([]prompt.Expansion, len(plan.Media))
-	for i, it := range plan.Media {
-		if it.Modality != prompt.Image && it.Modality != prompt.Video {
-			return nil, fmt.Errorf("%s: %s input is not supported by render", it.Param, it.Modality)
-		}
-		if it.Scheme() != "data" {
-			return nil, fmt.Errorf("%s: %s URL: %w", it.Param, it.Scheme(), errNoFetch)
-		}
-		md, err := m.fetcher.Fetch(ctx, it.URL)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", it.Param, err)
-		}
-		if it.Modality == prompt.Video {
-			if exp[i], err = m.videoExpansion(ctx, md.Bytes, vov); err != nil {
-				return nil, fmt.Errorf("%s: %w", it.Param, err)
-			}
-			continue
-		}
-		if exp[i], err = m.imageExpansion(md.Bytes, ov); err != nil {
-			return nil, fmt.Errorf("%s: %w", it.Param, err)
-		}
-	}
-	res, err := prompt.Render(tmpl, m.tok, m.specials, plan, exp)
+	res, err := m.r.Render(ctx, req)
 	if err != nil {
 		return nil, err
 	}

@@ -2,9 +2,7 @@ package builtin
 
 import (
 	"errors"
-	"os/exec"
 	"reflect"
-	"strings"
 	"testing"
 
 	"github.com/mmgate/mmgate/family"
@@ -59,40 +57,5 @@ func TestBuiltinMatches(t *testing.T) {
 	}
 	if New() == New() {
 		t.Error("New returns a shared registry")
-	}
-}
-
-// The programs reach families only through this package: the gateway, the
-// command line and the reference worker import neither a family package
-// nor a processor package (their tests may).
-func TestImportRules(t *testing.T) {
-	if _, err := exec.LookPath("go"); err != nil {
-		t.Skip("no go command")
-	}
-	const mod = "github.com/mmgate/mmgate/"
-	pkgs := []string{"./cmd/mmgate", "./internal/pipeline", "./refworker"}
-	cmd := exec.Command("go", append([]string{"list", "-f", `{{.ImportPath}}{{range .Imports}} {{.}}{{end}}`}, pkgs...)...)
-	cmd.Dir = "../.."
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("go list: %v", err)
-	}
-	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
-	if len(lines) != len(pkgs) {
-		t.Fatalf("go list printed %d packages, want %d", len(lines), len(pkgs))
-	}
-	for _, line := range lines {
-		fields := strings.Fields(line)
-		for _, imp := range fields[1:] {
-			rel, ok := strings.CutPrefix(imp, mod)
-			if !ok {
-				continue
-			}
-			family := strings.HasPrefix(rel, "family/") && rel != "family/builtin"
-			processor := strings.HasPrefix(rel, "vision/")
-			if family || processor {
-				t.Errorf("%s imports %s: reach families through family/builtin and package family", fields[0], imp)
-			}
-		}
 	}
 }

@@ -1,6 +1,8 @@
 // Package apierr maps every error the gateway can meet to the OpenAI error
-// JSON and HTTP status that conventions.md lists. It is the one place where
-// that mapping lives: handlers call From and write what it returns.
+// JSON and HTTP status that the README's Errors section lists. It is the one
+// place where that mapping lives: handlers call From and write what it
+// returns. Request errors (*openai.RequestError, *prompt.Error) give the
+// field at fault as the error's param.
 package apierr
 
 import (
@@ -13,27 +15,25 @@ import (
 	"github.com/mmgate/mmgate/media"
 	"github.com/mmgate/mmgate/media/fetch"
 	"github.com/mmgate/mmgate/media/video"
+	"github.com/mmgate/mmgate/openai"
 	"github.com/mmgate/mmgate/prompt"
 	"github.com/mmgate/mmgate/shm"
 	"github.com/mmgate/mmgate/vision"
 )
 
-// Error is an API error: the HTTP status and the body
+// Error is an API error: the HTTP status and the error object of the body
 // {"error": {"message", "type", "code", "param"}}.
 type Error struct {
-	Status  int    `json:"-"`
-	Message string `json:"message"`
-	Type    string `json:"type"`
-	Code    string `json:"code"`
-	Param   any    `json:"param"` // a string, or null
+	Status int `json:"-"`
+	openai.ErrorObject
 }
 
 func (e *Error) Error() string { return e.Message }
 
 // Body is the JSON document for e.
-func (e *Error) Body() map[string]any { return map[string]any{"error": e} }
+func (e *Error) Body() openai.ErrorResponse { return openai.ErrorResponse{Error: &e.ErrorObject} }
 
-// The error kinds of conventions.md.
+// The error types of the README's Errors section.
 const (
 	TypeInvalidRequest = "invalid_request_error"
 	TypeAuthentication = "authentication_error"
@@ -41,7 +41,7 @@ const (
 
 // New makes an Error; param may be "" (null).
 func New(status int, typ, code, msg, param string) *Error {
-	e := &Error{Status: status, Type: typ, Code: code, Message: msg}
+	e := &Error{Status: status, ErrorObject: openai.ErrorObject{Type: typ, Code: code, Message: msg}}
 	if param != "" {
 		e.Param = param
 	}
@@ -59,12 +59,6 @@ var (
 	ErrBadRequest = errors.New("bad request")
 	// ErrUnauthorized: an API key is required and was missing or wrong.
 	ErrUnauthorized = errors.New("invalid API key")
-	// ErrModelNotFound, ErrNoWorker, ErrWorker, ErrTimeout: the engine's
-	// outcomes, for backends that report them through these sentinels.
-	ErrModelNotFound = errors.New("model not found")
-	ErrNoWorker      = errors.New("no healthy worker")
-	ErrWorker        = errors.New("worker error")
-	ErrTimeout       = errors.New("timeout")
 )
 
 // rule maps a sentinel to a status, type and code.
@@ -79,7 +73,6 @@ type rule struct {
 var rules = []rule{
 	{ErrUnauthorized, http.StatusUnauthorized, TypeAuthentication, "invalid_api_key"},
 	{fetch.ErrForbidden, http.StatusForbidden, TypeInvalidRequest, "media_url_forbidden"},
-	{ErrModelNotFound, http.StatusNotFound, TypeInvalidRequest, "model_not_found"},
 	{engine.ErrModelNotFound, http.StatusNotFound, TypeInvalidRequest, "model_not_found"},
 	{engine.ErrTooLarge, http.StatusRequestEntityTooLarge, TypeInvalidRequest, "too_large"},
 	{engine.ErrModality, http.StatusBadRequest, TypeInvalidRequest, "invalid_request_error"},
@@ -103,6 +96,7 @@ var rules = []rule{
 	{media.ErrUnsupported, http.StatusUnprocessableEntity, TypeInvalidRequest, "unprocessable_media"},
 	{media.ErrCorrupt, http.StatusUnprocessableEntity, TypeInvalidRequest, "unprocessable_media"},
 	{fetch.ErrBadURL, http.StatusBadRequest, TypeInvalidRequest, "invalid_request_error"},
+	{openai.ErrBadRequest, http.StatusBadRequest, TypeInvalidRequest, "invalid_request_error"},
 	{prompt.ErrBadRequest, http.StatusBadRequest, TypeInvalidRequest, "invalid_request_error"},
 	{prompt.ErrUnsupported, http.StatusBadRequest, TypeInvalidRequest, "invalid_request_error"},
 	{prompt.ErrTooMany, http.StatusBadRequest, TypeInvalidRequest, "invalid_request_error"},
@@ -115,33 +109,23 @@ var rules = []rule{
 	{vision.ErrUnsupported, http.StatusBadRequest, TypeInvalidRequest, "invalid_request_error"},
 	{ErrBadRequest, http.StatusBadRequest, TypeInvalidRequest, "invalid_request_error"},
 	{ErrOverloaded, http.StatusTooManyRequests, "overloaded", "overloaded"},
-	{ErrNoWorker, http.StatusServiceUnavailable, "no_worker", "no_worker"},
-	{ErrTimeout, http.StatusGatewayTimeout, "timeout", "timeout"},
 	{context.DeadlineExceeded, http.StatusGatewayTimeout, "timeout", "timeout"},
-	{ErrWorker, http.StatusBadGateway, "worker_error", "worker_error"},
 }
 
-// Classifier maps errors of other packages (for example the engine's) that
-// this package does not know by name. It returns nil for errors it does not
-// recognise.
-type Classifier func(err error) *Error
-
-// From maps err to an API error. extra classifiers are consulted first;
-// anything unrecognised becomes a 500 without leaking internals beyond the
-// message.
-func From(err error, extra ...Classifier) *Error {
+// From maps err to an API error; anything unrecognised becomes a 500
+// without leaking internals beyond the message.
+func From(err error) *Error {
 	var ae *Error
 	if errors.As(err, &ae) {
 		return ae
 	}
-	for _, c := range extra {
-		if e := c(err); e != nil {
-			return e
-		}
-	}
 	param := ""
+	var re *openai.RequestError
 	var pe *prompt.Error
-	if errors.As(err, &pe) {
+	switch {
+	case errors.As(err, &re):
+		param = re.Param
+	case errors.As(err, &pe):
 		param = pe.Param
 	}
 	for _, r := range rules {

@@ -8,7 +8,7 @@ import (
 
 	"github.com/mmgate/mmgate/engine"
 	"github.com/mmgate/mmgate/engine/protocol"
-	"github.com/mmgate/mmgate/internal/server"
+	"github.com/mmgate/mmgate/openai"
 	"github.com/mmgate/mmgate/prompt"
 	"github.com/mmgate/mmgate/shm"
 	"github.com/mmgate/mmgate/vision"
@@ -16,92 +16,26 @@ import (
 
 // Chat runs a chat request up to the worker's first response and returns the
 // generation to read events from.
-func (p *Pipeline) Chat(ctx context.Context, req *prompt.Request, rid string) (server.Generation, error) {
-	times := &stageTimes{}
-	model, err := p.resolveModel(req.Model)
+func (p *Pipeline) Chat(ctx context.Context, req *openai.ChatRequest, rid string) (openai.Generation, error) {
+	st := &gatewayStage{p: p, rid: rid, times: &stageTimes{}}
+	r, err := p.front.chat(ctx, req, st)
 	if err != nil {
+		st.release()
 		return nil, err
 	}
-	// The model must exist before its files are fetched.
-	if !p.known(model) {
-		return nil, fmt.Errorf("pipeline: model %q: %w", clip(model, 128), engine.ErrModelNotFound)
-	}
-	a, err := p.assetsFor(ctx, model)
-	if err != nil {
-		return nil, err
-	}
-	tmpl, err := a.Templates.Select(len(req.Tools) > 0 && string(req.Tools) != "null")
-	if err != nil {
-		return nil, err
-	}
-	plan, err := prompt.Build(req, prompt.Options{
-		Specials:      a.Specials,
-		MediaOrder:    p.opts.MediaOrder,
-		StringContent: !tmpl.IteratesContentParts(),
-		MaxMediaItems: p.opts.MaxMediaItems,
-		EnableVideo:   a.VideoPrep != nil,
-	})
-	if err != nil {
-		return nil, err
-	}
-	// Capability check before any fetch.
-	w, err := p.opts.Engine.Pick(model, modalities(plan))
-	if err != nil {
-		return nil, err
-	}
-	if err := placeable(w, len(plan.Media)); err != nil {
-		return nil, err
-	}
-
-	var batch *shm.Batch
-	if p.opts.Pool != nil && len(plan.Media) > 0 {
-		batch = p.opts.Pool.NewBatch(ctx, rid)
-	}
-	release := func() {
-		if batch != nil {
-			batch.Release()
-		}
-	}
-	items, err := p.prepareMedia(ctx, a, plan, w, batch, ImageOverrides(req), VideoOverrides(req), times)
-	if err != nil {
-		release()
-		return nil, err
-	}
-
-	t0 := time.Now()
-	exp := expansions(items, a)
-	res, err := prompt.Render(tmpl, a.Tokenizer, a.Specials, plan, exp)
-	if err != nil {
-		release()
-		return nil, err
-	}
-	p.observe(times, "tokenize", time.Since(t0))
-
-	sp, err := sampling(req, len(res.IDs), contextLength(w, a), a.EOS)
-	if err != nil {
-		release()
-		return nil, err
-	}
-	out := outputFor(a, req, tmpl, res.Text)
-	if out.forced, err = forcedToolChoice(req); err != nil {
-		release()
-		return nil, err
-	}
-	out.forced.constrain(&sp)
 	gr := &protocol.Request{
 		ID:       workerRequestID(rid),
-		InputIDs: res.IDs,
-		Text:     res.Text,
+		InputIDs: r.IDs,
+		Text:     r.Text,
 		Stream:   true,
-		Sampling: sp,
-		Media:    mediaItems(items, res, a.Specials, exp),
+		Sampling: r.Sampling,
+		Media:    r.Media,
 	}
-
-	stream, err := p.generate(ctx, w, gr, batch, times)
+	stream, err := p.generate(ctx, st.w, gr, st.batch, st.times)
 	if err != nil {
 		return nil, err // Generate released the batch
 	}
-	return newGeneration(p, a, req, stream, model, len(res.IDs), gr.Choices(), times, out), nil
+	return newGeneration(p, r.Assets, &req.Params, stream, r.Model, len(r.IDs), gr.Choices(), st.times, r.output), nil
 }
 
 // generate sends the request to w (batch holds its segments, nil for none)
@@ -114,15 +48,6 @@ func (p *Pipeline) generate(ctx context.Context, w *engine.Worker, gr *protocol.
 	}
 	p.observe(times, "transport", time.Since(t0))
 	return stream, nil
-}
-
-// contextLength is the model's context length as the worker reports it,
-// else as the model files give it.
-func contextLength(w *engine.Worker, a *Assets) int {
-	if n := w.Info().ContextLength; n > 0 {
-		return n
-	}
-	return a.ContextLength
 }
 
 // placeable refuses media for a worker whose protocol wants them placed in
@@ -139,26 +64,24 @@ func placeable(w *engine.Worker, items int) error {
 	return nil
 }
 
-// known reports whether a worker (healthy or not) serves model.
-func (p *Pipeline) known(model string) bool {
+// resolve picks the served model: the request's, or the only one; a model
+// no worker serves (healthy or not) is not found.
+func (p *Pipeline) resolve(name string) (string, error) {
+	model := name
+	if model == "" {
+		ms := p.opts.Engine.Models()
+		if len(ms) != 1 {
+			return "", openai.BadRequest("model", "is required")
+		}
+		model = ms[0].Name
+	}
 	for _, m := range p.opts.Engine.Models() {
 		if m.Name == model {
-			return true
+			return model, nil
 		}
 	}
-	return false
-}
-
-// resolveModel picks the served model: the request's, or the only one.
-func (p *Pipeline) resolveModel(name string) (string, error) {
-	if name != "" {
-		return name, nil
-	}
-	ms := p.opts.Engine.Models()
-	if len(ms) == 1 {
-		return ms[0].Name, nil
-	}
-	return "", &prompt.Error{Kind: prompt.ErrBadRequest, Param: "model", Msg: "model is required"}
+	// The model must exist before its files are fetched.
+	return "", fmt.Errorf("pipeline: model %q: %w", clip(model, 128), engine.ErrModelNotFound)
 }
 
 func modalities(plan *prompt.Plan) []vision.Modality {

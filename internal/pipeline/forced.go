@@ -8,7 +8,7 @@ import (
 
 	"github.com/mmgate/mmgate/engine/protocol"
 	"github.com/mmgate/mmgate/internal/respparse"
-	"github.com/mmgate/mmgate/prompt"
+	"github.com/mmgate/mmgate/openai"
 )
 
 // forcedTools is tool_choice "required" or a named function, as vLLM serves
@@ -22,7 +22,7 @@ type forcedTools struct {
 
 // forcedToolChoice reads tool_choice; nil means the calls (if any) are
 // parsed from the model's own tool-call format.
-func forcedToolChoice(req *prompt.Request) (*forcedTools, error) {
+func forcedToolChoice(req *openai.ChatRequest) (*forcedTools, error) {
 	choice := toolChoice(req.ToolChoice)
 	if choice != "required" && choice != "function" {
 		return nil, nil
@@ -34,7 +34,7 @@ func forcedToolChoice(req *prompt.Request) (*forcedTools, error) {
 		} `json:"function"`
 	}
 	if err := json.Unmarshal(req.Tools, &tools); err != nil || len(tools) == 0 {
-		return nil, &prompt.Error{Kind: prompt.ErrBadRequest, Param: "tool_choice", Msg: "tool_choice needs tools"}
+		return nil, openai.BadRequest("tool_choice", "needs tools")
 	}
 	params := func(raw json.RawMessage) json.RawMessage {
 		if len(raw) == 0 || string(raw) == "null" {
@@ -49,14 +49,14 @@ func forcedToolChoice(req *prompt.Request) (*forcedTools, error) {
 			} `json:"function"`
 		}
 		if err := json.Unmarshal(req.ToolChoice, &named); err != nil || named.Function.Name == "" {
-			return nil, &prompt.Error{Kind: prompt.ErrBadRequest, Param: "tool_choice.function.name", Msg: "is required"}
+			return nil, openai.BadRequest("tool_choice.function.name", "is required")
 		}
 		for _, t := range tools {
 			if t.Function.Name == named.Function.Name {
 				return &forcedTools{name: t.Function.Name, schema: string(params(t.Function.Parameters))}, nil
 			}
 		}
-		return nil, &prompt.Error{Kind: prompt.ErrBadRequest, Param: "tool_choice.function.name", Msg: fmt.Sprintf("no tool named %q", named.Function.Name)}
+		return nil, openai.BadRequest("tool_choice.function.name", fmt.Sprintf("no tool named %q", named.Function.Name))
 	}
 	var alts []string
 	for _, t := range tools {

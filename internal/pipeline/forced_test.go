@@ -5,15 +5,15 @@ import (
 	"testing"
 
 	"github.com/mmgate/mmgate/engine/protocol"
-	"github.com/mmgate/mmgate/prompt"
+	"github.com/mmgate/mmgate/openai"
 )
 
 const weatherTools = `[{"type": "function", "function": {"name": "get_weather", "parameters": {"type": "object", "properties": {"city": {"type": "string"}}}}},
 	{"type": "function", "function": {"name": "get_time"}}]`
 
 func TestForcedToolChoice(t *testing.T) {
-	req := func(choice string) *prompt.Request {
-		r := &prompt.Request{Tools: json.RawMessage(weatherTools)}
+	req := func(choice string) *openai.ChatRequest {
+		r := &openai.ChatRequest{Tools: json.RawMessage(weatherTools)}
 		if choice != "" {
 			r.ToolChoice = json.RawMessage(choice)
 		}
@@ -51,7 +51,7 @@ func TestForcedToolChoice(t *testing.T) {
 	if !ok || len(calls) != 2 || calls[1].Name != "get_time" || calls[1].Index != 1 || calls[0].Arguments != `{"city":"Oslo"}` {
 		t.Errorf("required calls %+v %v", calls, ok)
 	}
-	if _, err := forcedToolChoice(&prompt.Request{ToolChoice: json.RawMessage(`"required"`)}); err == nil {
+	if _, err := forcedToolChoice(&openai.ChatRequest{ToolChoice: json.RawMessage(`"required"`)}); err == nil {
 		t.Error("required without tools accepted")
 	}
 }

@@ -11,8 +11,7 @@ import (
 	"github.com/mmgate/mmgate/engine"
 	"github.com/mmgate/mmgate/engine/protocol"
 	"github.com/mmgate/mmgate/internal/respparse"
-	"github.com/mmgate/mmgate/internal/server"
-	"github.com/mmgate/mmgate/prompt"
+	"github.com/mmgate/mmgate/openai"
 	"github.com/mmgate/mmgate/tokenizer"
 )
 
@@ -29,7 +28,7 @@ type generation struct {
 	stops   []string
 	logprob bool
 	choices []*choiceState
-	queue   []server.Event
+	queue   []openai.Event
 	times   *stageTimes
 	started time.Time
 	ended   bool
@@ -48,7 +47,7 @@ type choiceState struct {
 	completion int
 }
 
-func newGeneration(p *Pipeline, a *Assets, req *prompt.Request, s *engine.Stream, model string, promptLen, n int, times *stageTimes, out outputMode) *generation {
+func newGeneration(p *Pipeline, a *Assets, req *openai.Params, s *engine.Stream, model string, promptLen, n int, times *stageTimes, out outputMode) *generation {
 	g := &generation{
 		p: p, stream: s, tok: a.Tokenizer, model: model, prompt: promptLen, n: n,
 		stops: nonEmpty(req.Stop), logprob: req.Logprobs, times: times, started: time.Now(),
@@ -86,29 +85,29 @@ func (g *generation) Timings() map[string]time.Duration {
 }
 
 // Next returns the next event, io.EOF after the last.
-func (g *generation) Next() (server.Event, error) {
+func (g *generation) Next() (openai.Event, error) {
 	for len(g.queue) == 0 {
 		if g.ended {
-			return server.Event{}, io.EOF
+			return openai.Event{}, io.EOF
 		}
 		ev, err := g.stream.Recv()
 		if errors.Is(err, io.EOF) {
 			for i, c := range g.choices {
 				if !c.done {
-					return server.Event{}, fmt.Errorf("pipeline: the worker ended the stream before choice %d finished: %w", i, engine.ErrWorker)
+					return openai.Event{}, fmt.Errorf("pipeline: the worker ended the stream before choice %d finished: %w", i, engine.ErrWorker)
 				}
 			}
 			g.ended = true
-			g.queue = append(g.queue, server.Event{Index: g.n - 1, Usage: g.usage()})
+			g.queue = append(g.queue, openai.Event{Index: g.n - 1, Usage: g.usage()})
 			d := time.Since(g.started)
 			g.p.m.stage.WithLabelValues("generate").Observe(d.Seconds())
 			continue
 		}
 		if err != nil {
-			return server.Event{}, err
+			return openai.Event{}, err
 		}
 		if err := g.handle(ev); err != nil {
-			return server.Event{}, err
+			return openai.Event{}, err
 		}
 	}
 	ev := g.queue[0]
@@ -116,12 +115,12 @@ func (g *generation) Next() (server.Event, error) {
 	return ev, nil
 }
 
-func (g *generation) usage() *server.Usage {
-	u := &server.Usage{PromptTokens: g.prompt, CachedTokens: g.cached}
+func (g *generation) usage() *openai.Usage {
+	completion := 0
 	for _, c := range g.choices {
-		u.CompletionTokens += c.completion
+		completion += c.completion
 	}
-	return u
+	return openai.NewUsage(g.prompt, completion, g.cached)
 }
 
 // handle turns one worker event into text events: the choice's new tokens
@@ -187,8 +186,8 @@ func orStop(s string) string {
 // can be released: everything before a matched stop string (and nothing
 // after), or, while no stop matched, all but the longest tail that could
 // still begin a stop string. With final set, the held tail is released.
-func (g *generation) emit(i int, st *choiceState, text, final string) server.Event {
-	ev := server.Event{Index: i, CompletionTokens: st.completion}
+func (g *generation) emit(i int, st *choiceState, text, final string) openai.Event {
+	ev := openai.Event{Index: i, CompletionTokens: st.completion}
 	if st.stopped {
 		return ev
 	}
@@ -236,18 +235,19 @@ func holdBack(s string, stops []string) int {
 	return min(best, len(s))
 }
 
-func (g *generation) logprobs(lps []protocol.Logprob) []server.Logprob {
+func (g *generation) logprobs(lps []protocol.Logprob) []openai.Logprob {
 	if len(lps) == 0 {
 		return nil
 	}
-	out := make([]server.Logprob, 0, len(lps))
+	out := make([]openai.Logprob, 0, len(lps))
 	for _, lp := range lps {
-		l := server.Logprob{Token: g.tok.Decode([]uint32{lp.Token}, false), Logprob: float64(lp.Logprob)}
+		l := openai.Logprob{Token: g.tok.Decode([]uint32{lp.Token}, false), Logprob: float64(lp.Logprob)}
 		l.Bytes = bytesOf(l.Token)
+		l.TopLogprobs = make([]openai.TopLogprob, 0, len(lp.Top))
 		for _, alt := range lp.Top {
-			t := server.TopLogprob{Token: g.tok.Decode([]uint32{alt.Token}, false), Logprob: float64(alt.Logprob)}
+			t := openai.TopLogprob{Token: g.tok.Decode([]uint32{alt.Token}, false), Logprob: float64(alt.Logprob)}
 			t.Bytes = bytesOf(t.Token)
-			l.Top = append(l.Top, t)
+			l.TopLogprobs = append(l.TopLogprobs, t)
 		}
 		out = append(out, l)
 	}
@@ -265,7 +265,7 @@ func bytesOf(s string) []int {
 // split passes an event's text through the choice's output parser: content,
 // reasoning and tool calls (each call as a name delta, then its arguments in
 // pieces, as OpenAI streams them).
-func (g *generation) split(st *choiceState, ev server.Event, final bool) server.Event {
+func (g *generation) split(st *choiceState, ev openai.Event, final bool) openai.Event {
 	var d respparse.Delta
 	switch {
 	case g.forced != nil:
@@ -295,9 +295,10 @@ func (g *generation) split(st *choiceState, ev server.Event, final bool) server.
 	ev.Text, ev.Reasoning = d.Content, d.Reasoning
 	for _, c := range d.ToolCalls {
 		st.calls++
-		ev.ToolCalls = append(ev.ToolCalls, server.ToolCall{Index: c.Index, ID: c.ID, Name: c.Name})
+		index := c.Index
+		ev.ToolCalls = append(ev.ToolCalls, openai.ToolCall{Index: &index, ID: c.ID, Function: openai.FunctionCall{Name: c.Name}})
 		for _, piece := range pieces(c.Arguments, 16) {
-			ev.ToolCalls = append(ev.ToolCalls, server.ToolCall{Index: c.Index, Arguments: piece})
+			ev.ToolCalls = append(ev.ToolCalls, openai.ToolCall{Index: &index, Function: openai.FunctionCall{Arguments: piece}})
 		}
 	}
 	return ev

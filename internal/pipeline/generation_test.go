@@ -7,7 +7,7 @@ import (
 
 	"github.com/mmgate/mmgate/engine"
 	"github.com/mmgate/mmgate/engine/protocol"
-	"github.com/mmgate/mmgate/internal/server"
+	"github.com/mmgate/mmgate/openai"
 	"github.com/mmgate/mmgate/tokenizer/tokenizertest"
 )
 
@@ -33,8 +33,8 @@ func TestGenerationHandlesEvents(t *testing.T) {
 		}
 	}
 	text := map[int]string{}
-	final := map[int]server.Event{}
-	var lps []server.Logprob
+	final := map[int]openai.Event{}
+	var lps []openai.Logprob
 	for _, ev := range g.queue {
 		text[ev.Index] += ev.Text
 		lps = append(lps, ev.Logprobs...)
@@ -48,7 +48,7 @@ func TestGenerationHandlesEvents(t *testing.T) {
 	if text[1] != "Hi there" || final[1].FinishReason != "length" || final[1].CompletionTokens != len(hi) || g.cached != 3 {
 		t.Errorf("choice 1: %q, final %+v, cached %d", text[1], final[1], g.cached)
 	}
-	if len(lps) != 1 || lps[0].Token != tok.Decode(hello[:1], false) || lps[0].Logprob != -0.25 || len(lps[0].Top) != 1 {
+	if len(lps) != 1 || lps[0].Token != tok.Decode(hello[:1], false) || lps[0].Logprob != -0.25 || len(lps[0].TopLogprobs) != 1 {
 		t.Errorf("logprobs %+v", lps)
 	}
 	if err := g.handle(protocol.Event{Index: 2}); !errors.Is(err, engine.ErrWorker) || !strings.Contains(err.Error(), "choice 2 of 2") {

@@ -6,9 +6,6 @@ import (
 	"sync"
 	"time"
 
-	"golang.org/x/sync/errgroup"
-
-	"github.com/mmgate/mmgate/engine"
 	"github.com/mmgate/mmgate/engine/protocol"
 	"github.com/mmgate/mmgate/family"
 	"github.com/mmgate/mmgate/internal/cpupool"
@@ -62,40 +59,6 @@ func (s *stageTimes) snapshot() map[string]time.Duration {
 		out[k] = v
 	}
 	return out
-}
-
-// prepareMedia fetches and preprocesses every media item in parallel, each
-// written straight into its destination placed in batch for w's route.
-func (p *Pipeline) prepareMedia(ctx context.Context, a *Assets, plan *prompt.Plan, w *engine.Worker, batch *shm.Batch, ov vision.Overrides, vov vision.VideoOverrides, times *stageTimes) ([]prepared, error) {
-	out := make([]prepared, len(plan.Media))
-	if len(plan.Media) == 0 {
-		return out, nil
-	}
-	g, gctx := errgroup.WithContext(ctx)
-	dt := w.EncoderDType()
-	route := w.Route()
-	for i, item := range plan.Media {
-		g.Go(func() error {
-			var pr prepared
-			var err error
-			if item.Modality == prompt.Video {
-				pr, err = p.prepareVideo(gctx, a, item, dt, route, batch, vov, times)
-			} else {
-				pr, err = p.prepareOne(gctx, a, item, dt, route, batch, ov, times)
-			}
-			if err != nil {
-				p.m.media.WithLabelValues(item.Modality.String(), "error").Inc()
-				return err
-			}
-			p.m.media.WithLabelValues(item.Modality.String(), "ok").Inc()
-			out[i] = pr
-			return nil
-		})
-	}
-	if err := g.Wait(); err != nil {
-		return nil, err
-	}
-	return out, nil
 }
 
 func (p *Pipeline) prepareOne(ctx context.Context, a *Assets, item prompt.MediaItem, dt tensor.DType, route shm.Route, batch *shm.Batch, ov vision.Overrides, times *stageTimes) (prepared, error) {

@@ -7,7 +7,7 @@ import (
 	"github.com/mmgate/mmgate/chattemplate"
 	"github.com/mmgate/mmgate/family"
 	"github.com/mmgate/mmgate/internal/respparse"
-	"github.com/mmgate/mmgate/prompt"
+	"github.com/mmgate/mmgate/openai"
 )
 
 // outputMode says how a request's output text is split into content,
@@ -24,14 +24,14 @@ type outputMode struct {
 // extracted when the request has tools and tool_choice is not "none";
 // reasoning when the template knows the family's think tag (and the output
 // starts inside it when the prompt opened it).
-func outputFor(a *Assets, req *prompt.Request, tmpl *chattemplate.Template, renderedPrompt string) outputMode {
+func outputFor(a *Assets, req *openai.ChatRequest, tmpl *chattemplate.Template, renderedPrompt string) outputMode {
 	of := a.Model.Output()
 	if of == (family.OutputFormat{}) {
 		return outputMode{}
 	}
 	f := respparse.Format{ToolStart: of.ToolCallStart, ToolEnd: of.ToolCallEnd, ThinkStart: of.ThinkStart, ThinkEnd: of.ThinkEnd}
 	var o respparse.Options
-	if len(req.Tools) > 0 && string(req.Tools) != "null" && toolChoice(req.ToolChoice) != "none" {
+	if req.HasTools() && toolChoice(req.ToolChoice) != "none" {
 		o.Tools = true
 		if !req.ParallelToolCalls {
 			o.MaxToolCalls = 1

@@ -16,10 +16,9 @@ import (
 	"github.com/mmgate/mmgate/family"
 	"github.com/mmgate/mmgate/internal/cpupool"
 	"github.com/mmgate/mmgate/internal/imageprep"
-	"github.com/mmgate/mmgate/internal/server"
 	"github.com/mmgate/mmgate/media/fetch"
 	"github.com/mmgate/mmgate/media/video"
-	"github.com/mmgate/mmgate/prompt"
+	"github.com/mmgate/mmgate/openai"
 	"github.com/mmgate/mmgate/shm"
 )
 
@@ -54,7 +53,7 @@ type Options struct {
 	// of its own (FFmpeg decodes at the process's priority).
 	Heavy *cpupool.Pool
 	// MediaOrder is the default for requests that set none.
-	MediaOrder prompt.MediaOrder
+	MediaOrder openai.MediaOrder
 	// MaxMediaItems per request (default 16).
 	MaxMediaItems int
 	// Exact reports whether the built-in decoders are Pillow-exact (shown
@@ -64,10 +63,11 @@ type Options struct {
 	Logger     *slog.Logger
 }
 
-// Pipeline is the gateway's per-request orchestration; it implements
-// server.Backend.
+// Pipeline is the gateway's per-request orchestration (the HTTP server's
+// Backend).
 type Pipeline struct {
 	opts  Options
+	front front
 	cache *tensorCache
 	m     *metrics
 	log   *slog.Logger
@@ -104,6 +104,7 @@ func New(o Options) (*Pipeline, error) {
 		return nil, fmt.Errorf("%w: a ModelDir or a BundleDir is required", ErrOptions)
 	}
 	p := &Pipeline{opts: o, cache: newTensorCache(o.CacheBytes), log: o.Logger, assets: map[string]*assetSlot{}}
+	p.front = front{models: p, order: o.MediaOrder, maxItems: o.MaxMediaItems, budget: BudgetStrict}
 	m, err := newMetrics(o.Registerer, p.cache)
 	if err != nil {
 		return nil, err
@@ -179,11 +180,11 @@ func safeName(s string) string {
 }
 
 // Models lists the served models.
-func (p *Pipeline) Models() []server.Model {
+func (p *Pipeline) Models() []openai.Model {
 	ms := p.opts.Engine.Models()
-	out := make([]server.Model, 0, len(ms))
+	out := make([]openai.Model, 0, len(ms))
 	for _, m := range ms {
-		out = append(out, server.Model{ID: m.Name, Created: m.Info.Fetched.Unix(), OwnedBy: "mmgate"})
+		out = append(out, openai.Model{ID: m.Name, Object: "model", Created: m.Info.Fetched.Unix(), OwnedBy: "mmgate"})
 	}
 	return out
 }

@@ -3,12 +3,11 @@ package pipeline
 import (
 	"crypto/rand"
 	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"slices"
-	"strconv"
 
 	"github.com/mmgate/mmgate/engine/protocol"
+	"github.com/mmgate/mmgate/openai"
 	"github.com/mmgate/mmgate/prompt"
 	"github.com/mmgate/mmgate/vision"
 )
@@ -19,34 +18,33 @@ func errContext(promptLen, maxTokens, ctxLen int) error {
 	if maxTokens > 0 {
 		msg += fmt.Sprintf(" and max_tokens is %d: %d in all", maxTokens, promptLen+maxTokens)
 	}
-	return &prompt.Error{Kind: prompt.ErrBadRequest, Param: "max_tokens", Msg: fmt.Sprintf("%s, over the model's context length of %d tokens", msg, ctxLen)}
+	return openai.BadRequest("max_tokens", fmt.Sprintf("%s, over the model's context length of %d tokens", msg, ctxLen))
 }
 
-// sampling maps the OpenAI request to the neutral sampling parameters. The
-// prompt length and the context length give max_tokens when the request has
-// none; eos are added to the stop ids unless ignore_eos.
-func sampling(req *prompt.Request, promptLen, ctxLen int, eos []uint32) (protocol.Sampling, error) {
-	sp := protocol.Sampling{
-		Stop:              req.Stop,
-		IgnoreEOS:         req.IgnoreEOS,
-		SkipSpecialTokens: req.SkipSpecial,
-		N:                 1,
-		Logprobs:          req.Logprobs,
-	}
-	if req.N != nil {
-		if *req.N < 1 || *req.N > 128 {
-			return sp, &prompt.Error{Kind: prompt.ErrBadRequest, Param: "n", Msg: "n must be between 1 and 128"}
-		}
-		sp.N = uint32(*req.N)
-	}
-	if req.TopLogprobs != nil {
-		sp.TopLogprobs = *req.TopLogprobs
-	}
-	maxNew, err := maxTokens(req, promptLen, ctxLen)
+// Budget says how max_tokens is resolved against the model's context
+// length. Either way a prompt that fills the context on its own is
+// refused, and without a context length the request's max_tokens (or none)
+// is sent as it is.
+type Budget uint8
+
+const (
+	// BudgetStrict is the gateway's rule: max_tokens defaults to what the
+	// context leaves after the prompt, and a max_tokens that does not fit
+	// is refused (400).
+	BudgetStrict Budget = iota
+	// BudgetClamp is vLLM's render rule: max_tokens is the smaller of the
+	// request's and what the context leaves, never refused.
+	BudgetClamp
+)
+
+// sampling maps the request's parameters to the neutral sampling
+// parameters. The prompt length and the context length give max_tokens as
+// b says; eos are added to the stop ids unless ignore_eos.
+func sampling(p *openai.Params, promptLen, ctxLen int, eos []uint32, b Budget) (protocol.Sampling, error) {
+	maxNew, err := maxTokens(p, promptLen, ctxLen, b)
 	if err != nil {
-		return sp, err
+		return protocol.Sampling{}, err
 	}
-	sp.MaxTokens = maxNew
 	f32 := func(p *float64) *float32 {
 		if p == nil {
 			return nil
@@ -54,70 +52,73 @@ func sampling(req *prompt.Request, promptLen, ctxLen int, eos []uint32) (protoco
 		v := float32(*p)
 		return &v
 	}
-	sp.Temperature = f32(req.Temperature)
-	sp.TopP = f32(req.TopP)
-	sp.MinP = f32(req.MinP)
-	sp.FrequencyPenalty = f32(req.Frequency)
-	sp.PresencePenalty = f32(req.Presence)
-	sp.RepetitionPenalty = f32(req.Repetition)
-	if req.TopK != nil {
-		k := int32(*req.TopK)
+	sp := protocol.Sampling{
+		Stop:              p.Stop,
+		IgnoreEOS:         p.IgnoreEOS,
+		SkipSpecialTokens: p.SkipSpecial,
+		N:                 uint32(p.Choices()),
+		Logprobs:          p.Logprobs,
+		MaxTokens:         maxNew,
+		Temperature:       f32(p.Temperature),
+		TopP:              f32(p.TopP),
+		MinP:              f32(p.MinP),
+		FrequencyPenalty:  f32(p.Frequency),
+		PresencePenalty:   f32(p.Presence),
+		RepetitionPenalty: f32(p.Repetition),
+		Constraint:        constraint(p.ResponseFormat),
+	}
+	if p.Seed != nil {
+		seed := *p.Seed
+		sp.Seed = &seed
+	}
+	if p.TopLogprobs != nil {
+		sp.TopLogprobs = *p.TopLogprobs
+	}
+	if p.TopK != nil {
+		k := int32(*p.TopK)
 		sp.TopK = &k
 	}
-	if req.MinTokens != nil {
-		sp.MinTokens = uint32(max(0, *req.MinTokens))
+	if p.MinTokens != nil {
+		sp.MinTokens = uint32(max(0, *p.MinTokens))
 	}
-	sp.StopTokenIDs = append(sp.StopTokenIDs, req.StopTokenIDs...)
-	if !req.IgnoreEOS {
+	sp.StopTokenIDs = append(sp.StopTokenIDs, p.StopTokenIDs...)
+	if !p.IgnoreEOS {
 		for _, id := range eos {
 			if !slices.Contains(sp.StopTokenIDs, id) {
 				sp.StopTokenIDs = append(sp.StopTokenIDs, id)
 			}
 		}
 	}
-	if len(req.LogitBias) > 0 {
-		sp.LogitBias = map[uint32]float32{}
-		for k, v := range req.LogitBias {
-			id, err := strconv.ParseUint(k, 10, 32)
-			if err != nil {
-				return sp, &prompt.Error{Kind: prompt.ErrBadRequest, Param: "logit_bias", Msg: fmt.Sprintf("key %q is not a token id", k)}
-			}
-			sp.LogitBias[uint32(id)] = float32(v)
+	if len(p.LogitBias) > 0 {
+		sp.LogitBias = make(map[uint32]float32, len(p.LogitBias))
+		for id, v := range p.LogitBias {
+			sp.LogitBias[id] = float32(v)
 		}
-	}
-	if sp.Constraint, err = constraint(req.ResponseFormat); err != nil {
-		return sp, err
-	}
-	if req.Seed != nil {
-		seed := *req.Seed
-		sp.Seed = &seed
 	}
 	return sp, nil
 }
 
-// maxTokens is the cap on new tokens: the request's max_tokens, checked
-// against the context length when it is known, else what the context leaves
-// after the prompt; nil when neither is known.
-func maxTokens(req *prompt.Request, promptLen, ctxLen int) (*uint32, error) {
+// maxTokens is the cap on new tokens as b resolves it; nil when neither
+// the request nor the context length gives one.
+func maxTokens(p *openai.Params, promptLen, ctxLen int, b Budget) (*uint32, error) {
 	if ctxLen <= 0 {
-		if req.MaxTokens == nil {
+		if p.MaxTokens == nil {
 			return nil, nil
 		}
-		m := uint32(*req.MaxTokens)
+		m := uint32(*p.MaxTokens)
 		return &m, nil
 	}
 	if promptLen >= ctxLen {
 		return nil, errContext(promptLen, 0, ctxLen)
 	}
 	maxNew := ctxLen - promptLen
-	if req.MaxTokens != nil {
-		if *req.MaxTokens < 1 {
-			return nil, &prompt.Error{Kind: prompt.ErrBadRequest, Param: "max_tokens", Msg: "max_tokens must be at least 1"}
+	if p.MaxTokens != nil {
+		switch {
+		case *p.MaxTokens <= maxNew:
+			maxNew = *p.MaxTokens
+		case b == BudgetStrict:
+			return nil, errContext(promptLen, *p.MaxTokens, ctxLen)
 		}
-		if promptLen+*req.MaxTokens > ctxLen {
-			return nil, errContext(promptLen, *req.MaxTokens, ctxLen)
-		}
-		maxNew = *req.MaxTokens
 	}
 	m := uint32(maxNew)
 	return &m, nil
@@ -125,31 +126,14 @@ func maxTokens(req *prompt.Request, promptLen, ctxLen int) (*uint32, error) {
 
 // constraint maps response_format to a sampling constraint: json_schema →
 // its schema, json_object → any JSON object.
-func constraint(raw json.RawMessage) (protocol.Constraint, error) {
-	if len(raw) == 0 || string(raw) == "null" {
-		return protocol.Constraint{}, nil
-	}
-	var rf struct {
-		Type       string `json:"type"`
-		JSONSchema *struct {
-			Schema json.RawMessage `json:"schema"`
-		} `json:"json_schema"`
-	}
-	if err := json.Unmarshal(raw, &rf); err != nil {
-		return protocol.Constraint{}, &prompt.Error{Kind: prompt.ErrBadRequest, Param: "response_format", Msg: err.Error()}
-	}
+func constraint(rf openai.ResponseFormat) protocol.Constraint {
 	switch rf.Type {
-	case "", "text":
-		return protocol.Constraint{}, nil
 	case "json_object":
-		return protocol.Constraint{Kind: protocol.JSONObject}, nil
+		return protocol.Constraint{Kind: protocol.JSONObject}
 	case "json_schema":
-		if rf.JSONSchema == nil || len(rf.JSONSchema.Schema) == 0 {
-			return protocol.Constraint{}, &prompt.Error{Kind: prompt.ErrBadRequest, Param: "response_format.json_schema.schema", Msg: "a schema is required"}
-		}
-		return protocol.Constraint{Kind: protocol.JSONSchema, Value: string(rf.JSONSchema.Schema)}, nil
+		return protocol.Constraint{Kind: protocol.JSONSchema, Value: string(rf.Schema)}
 	}
-	return protocol.Constraint{}, &prompt.Error{Kind: prompt.ErrBadRequest, Param: "response_format.type", Msg: fmt.Sprintf("%q is not text, json_object or json_schema", rf.Type)}
+	return protocol.Constraint{}
 }
 
 // mediaItems are the request's media items in prompt order.

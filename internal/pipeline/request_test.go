@@ -1,26 +1,31 @@
 package pipeline
 
 import (
-	"encoding/json"
 	"errors"
 	"reflect"
 	"testing"
 
 	"github.com/mmgate/mmgate/engine/protocol"
-	"github.com/mmgate/mmgate/prompt"
+	"github.com/mmgate/mmgate/openai"
 )
 
-func TestSamplingMapping(t *testing.T) {
-	i := func(v int) *int { return &v }
-	f := func(v float64) *float64 { return &v }
-	seed := int64(-7)
-	req := &prompt.Request{
-		MaxTokens: i(100), N: i(2), Temperature: f(0.5), TopP: f(0.75), TopK: i(20), MinP: f(0.125), Seed: &seed,
-		Stop: []string{"###"}, StopTokenIDs: []uint32{7, 151645}, Presence: f(0.25), Frequency: f(-0.5), Repetition: f(1.5),
-		LogitBias: map[string]float64{"42": -100, "0012": 3}, Logprobs: true, TopLogprobs: i(3), SkipSpecial: true, MinTokens: i(4),
-		ResponseFormat: json.RawMessage(`{"type":"json_schema","json_schema":{"name":"x","schema":{"type":"object"}}}`),
+// params parses a chat request's shared fields, as the server does.
+func params(t *testing.T, fields string) *openai.Params {
+	t.Helper()
+	req, err := openai.ParseChat([]byte(`{"messages": [{"role": "user", "content": "x"}]` + fields + `}`))
+	if err != nil {
+		t.Fatal(err)
 	}
-	got, err := sampling(req, 50, 1000, []uint32{151645, 151643})
+	return &req.Params
+}
+
+func TestSamplingMapping(t *testing.T) {
+	seed := int64(-7)
+	req := params(t, `, "max_tokens": 100, "n": 2, "temperature": 0.5, "top_p": 0.75, "top_k": 20, "min_p": 0.125, "seed": -7,
+		"stop": ["###"], "stop_token_ids": [7, 151645], "presence_penalty": 0.25, "frequency_penalty": -0.5, "repetition_penalty": 1.5,
+		"logit_bias": {"42": -100, "0012": 3}, "logprobs": true, "top_logprobs": 3, "min_tokens": 4,
+		"response_format": {"type": "json_schema", "json_schema": {"name": "x", "schema": {"type":"object"}}}`)
+	got, err := sampling(req, 50, 1000, []uint32{151645, 151643}, BudgetStrict)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,22 +47,50 @@ func TestSamplingMapping(t *testing.T) {
 
 	// Defaults: one choice, max_tokens from the context, eos as stop ids
 	// unless ignore_eos; without a context length, no cap.
-	got, err = sampling(&prompt.Request{IgnoreEOS: true, ResponseFormat: json.RawMessage(`{"type":"json_object"}`)}, 10, 30, []uint32{1})
+	got, err = sampling(params(t, `, "ignore_eos": true, "response_format": {"type": "json_object"}`), 10, 30, []uint32{1}, BudgetStrict)
 	if err != nil || got.N != 1 || *got.MaxTokens != 20 || len(got.StopTokenIDs) != 0 || !got.IgnoreEOS || got.Constraint.Kind != protocol.JSONObject {
 		t.Errorf("defaults %+v, %v", got, err)
 	}
-	if got, err := sampling(&prompt.Request{}, 10, 0, nil); err != nil || got.MaxTokens != nil {
+	if got, err := sampling(&openai.Params{}, 10, 0, nil, BudgetStrict); err != nil || got.MaxTokens != nil {
 		t.Errorf("no context length: %+v, %v", got, err)
 	}
-	for name, r := range map[string]*prompt.Request{
-		"n":               {N: i(0)},
-		"logit_bias":      {LogitBias: map[string]float64{"x": 1}},
-		"max_tokens":      {MaxTokens: i(0)},
-		"over context":    {MaxTokens: i(25)},
-		"response_format": {ResponseFormat: json.RawMessage(`{"type":"yaml"}`)},
+	// The fields themselves are checked when the request is parsed (the
+	// openai package's tests); what depends on the model is checked here.
+	if _, err := sampling(params(t, `, "max_tokens": 25`), 10, 30, nil, BudgetStrict); !errors.Is(err, openai.ErrBadRequest) {
+		t.Errorf("over context: %v", err)
+	}
+	var re *openai.RequestError
+	if _, err := sampling(&openai.Params{}, 30, 30, nil, BudgetStrict); !errors.As(err, &re) || re.Param != "max_tokens" {
+		t.Errorf("prompt fills the context: %v", err)
+	}
+}
+
+// TestBudgetClamp: render's rule takes the smaller of the request's
+// max_tokens and what the context leaves, and refuses only a prompt that
+// fills the context on its own.
+func TestBudgetClamp(t *testing.T) {
+	for _, c := range []struct {
+		fields           string
+		promptLen, ctx   int
+		want             uint32
+		wantErr, hasWant bool
+	}{
+		{``, 10, 30, 20, false, true},
+		{`, "max_tokens": 1`, 10, 30, 1, false, true},
+		{`, "max_tokens": 25`, 10, 30, 20, false, true},
+		{`, "max_completion_tokens": 1000000`, 29, 30, 1, false, true},
+		{`, "max_tokens": 5`, 10, 0, 5, false, true},
+		{``, 10, 0, 0, false, false},
+		{`, "max_tokens": 1`, 30, 30, 0, true, false},
 	} {
-		if _, err := sampling(r, 10, 30, nil); !errors.Is(err, prompt.ErrBadRequest) {
-			t.Errorf("%s: %v", name, err)
+		got, err := sampling(params(t, c.fields), c.promptLen, c.ctx, nil, BudgetClamp)
+		switch {
+		case c.wantErr:
+			if !errors.Is(err, openai.ErrBadRequest) {
+				t.Errorf("%s prompt %d ctx %d: err %v, want a bad request", c.fields, c.promptLen, c.ctx, err)
+			}
+		case err != nil || (got.MaxTokens != nil) != c.hasWant || c.hasWant && *got.MaxTokens != c.want:
+			t.Errorf("%s prompt %d ctx %d: %v, %v; want %d", c.fields, c.promptLen, c.ctx, got.MaxTokens, err, c.want)
 		}
 	}
 }

@@ -5,15 +5,16 @@ import (
 	"fmt"
 
 	"github.com/mmgate/mmgate/internal/videoprep"
+	"github.com/mmgate/mmgate/openai"
 	"github.com/mmgate/mmgate/prompt"
 	"github.com/mmgate/mmgate/shm"
 	"github.com/mmgate/mmgate/tensor"
 	"github.com/mmgate/mmgate/vision"
 )
 
-// ImageOverrides are the request's image settings (mm_processor_kwargs
+// imageOverrides are the request's image settings (mm_processor_kwargs
 // min_pixels, max_pixels).
-func ImageOverrides(req *prompt.Request) vision.Overrides {
+func imageOverrides(req *openai.ChatRequest) vision.Overrides {
 	var o vision.Overrides
 	if v := req.MMProcessorKwargs.MinPixels; v != nil {
 		o.MinPixels = *v
@@ -24,8 +25,8 @@ func ImageOverrides(req *prompt.Request) vision.Overrides {
 	return o
 }
 
-// VideoOverrides are the request's video settings (mm_processor_kwargs).
-func VideoOverrides(req *prompt.Request) vision.VideoOverrides {
+// videoOverrides are the request's video settings (mm_processor_kwargs).
+func videoOverrides(req *openai.ChatRequest) vision.VideoOverrides {
 	k := req.MMProcessorKwargs
 	var o vision.VideoOverrides
 	if k.FPS != nil {

@@ -9,15 +9,14 @@ import (
 
 // This file answers: where do large request bodies live? Image chats carry
 // their pictures as data: URLs, hundreds of kilobytes to megabytes of JSON
-// per request, and the parsed request shares that memory (prompt.Parse
-// lifts the media strings out of the body without copying them). Read into
-// fresh memory each time, these bodies were most of what the gateway
-// allocated under image load, and so what set the pace of the garbage
-// collector, whose mark phase takes a processor and a core from every
-// other request while it runs. The bodies of declared length go into
-// buffers kept for reuse instead; a buffer goes back only when its request
-// is over — after the access-log line — when nothing made from it is in
-// use.
+// per request, and the parsed request shares that memory
+// (openai.ParseChat lifts the media strings out of the body without
+// copying them). Read into fresh memory each time, these bodies were most
+// of what the gateway allocated under image load, and so what set the pace
+// of the garbage collector, whose mark phase takes a processor and a core
+// from every other request while it runs. The bodies of declared length go
+// into buffers kept for reuse instead, under the lifetime rule of the
+// package documentation.
 
 // Buffers are kept in power-of-two sizes from minPooledBody up, for bodies
 // of pooledFrom bytes or more (smaller ones are cheap to allocate) and up to
@@ -35,7 +34,13 @@ type bodyBuf struct{ b []byte }
 // bodyPool keeps body buffers by size class.
 type bodyPool struct {
 	classes [bodyClasses]sync.Pool
+	// poison overwrites every buffer given back, so that anything still
+	// reading it sees garbage at once (set by tests of the lifetime rule).
+	poison bool
 }
+
+// poisonByte fills released buffers when poisoning: not base64, not JSON.
+const poisonByte = 0xDB
 
 // class returns the size class holding n bytes, or -1 when n is outside
 // the pooled sizes.
@@ -67,6 +72,12 @@ func (p *bodyPool) get(n int) *bodyBuf {
 func (p *bodyPool) put(b *bodyBuf) {
 	if b == nil {
 		return
+	}
+	if p.poison {
+		full := b.b[:cap(b.b)]
+		for i := range full {
+			full[i] = poisonByte
+		}
 	}
 	if k := bodyClass(cap(b.b)); k >= 0 && cap(b.b) == minPooledBody<<k {
 		p.classes[k].Put(b)

@@ -12,7 +12,7 @@ import (
 	"testing/iotest"
 	"unsafe"
 
-	"github.com/mmgate/mmgate/prompt"
+	"github.com/mmgate/mmgate/openai"
 )
 
 func TestBodyClass(t *testing.T) {
@@ -74,7 +74,7 @@ type mediaBackend struct {
 	ptrs map[string]uintptr // request's tag → where its URL's bytes lie
 }
 
-func (b *mediaBackend) Chat(ctx context.Context, req *prompt.Request, id string) (Generation, error) {
+func (b *mediaBackend) Chat(ctx context.Context, req *openai.ChatRequest, id string) (openai.Generation, error) {
 	var url string
 	for _, m := range req.Messages {
 		for _, p := range m.Content.Parts {

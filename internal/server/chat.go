@@ -7,10 +7,9 @@ import (
 	"io"
 	"net/http"
 	"strings"
-	"time"
 
 	"github.com/mmgate/mmgate/internal/apierr"
-	"github.com/mmgate/mmgate/prompt"
+	"github.com/mmgate/mmgate/openai"
 )
 
 // chatCompletions handles POST /v1/chat/completions.
@@ -23,7 +22,7 @@ func (s *Server) chatCompletions(w http.ResponseWriter, r *http.Request) {
 	}
 	req, err := s.parse(r.Context(), body)
 	if err != nil {
-		s.writeError(w, r, s.classify(err))
+		s.writeError(w, r, apierr.From(err))
 		return
 	}
 	if rec != nil {
@@ -32,7 +31,7 @@ func (s *Server) chatCompletions(w http.ResponseWriter, r *http.Request) {
 	}
 	gen, err := s.opts.Backend.Chat(r.Context(), req, requestID(r))
 	if err != nil {
-		s.writeError(w, r, s.classify(err))
+		s.writeError(w, r, apierr.From(err))
 		return
 	}
 	defer gen.Close()
@@ -47,23 +46,23 @@ func (s *Server) chatCompletions(w http.ResponseWriter, r *http.Request) {
 }
 
 // wholeChat collects every event and writes one chat.completion object.
-func (s *Server) wholeChat(w http.ResponseWriter, r *http.Request, req *prompt.Request, gen Generation) {
+func (s *Server) wholeChat(w http.ResponseWriter, r *http.Request, req *openai.ChatRequest, gen openai.Generation) {
 	n := gen.Choices()
 	type acc struct {
 		text, reasoning strings.Builder
-		tools           []ToolCall
-		lp              []Logprob
+		tools           []openai.ToolCall
+		lp              []openai.Logprob
 		finish          string
 	}
 	choices := make([]acc, n)
-	var usage *Usage
+	var usage *openai.Usage
 	for {
 		ev, err := gen.Next()
 		if errors.Is(err, io.EOF) {
 			break
 		}
 		if err != nil {
-			s.writeError(w, r, s.classify(err))
+			s.writeError(w, r, apierr.From(err))
 			return
 		}
 		if ev.Index < 0 || ev.Index >= n {
@@ -81,86 +80,38 @@ func (s *Server) wholeChat(w http.ResponseWriter, r *http.Request, req *prompt.R
 			usage = ev.Usage
 		}
 	}
-	resp := chatCompletion{
+	resp := openai.ChatCompletion{
 		ID: "chatcmpl-" + requestID(r), Object: "chat.completion", Created: s.now().Unix(),
-		Model: gen.Model(), Choices: make([]chatChoice, 0, n), Usage: toUsage(usage),
+		Model: gen.Model(), Choices: make([]openai.ChatChoice, 0, n), Usage: usage,
 	}
 	for i := range choices {
 		c := &choices[i]
-		msg := &chatMessage{Role: "assistant", Content: strPtr(c.text.String())}
+		msg := &openai.ChatMessage{Role: "assistant", Content: strPtr(c.text.String())}
 		if c.reasoning.Len() > 0 {
 			msg.ReasoningContent = strPtr(c.reasoning.String())
 		}
 		if len(c.tools) > 0 {
-			msg.ToolCalls = toToolCalls(c.tools, false)
+			msg.ToolCalls = wholeCalls(c.tools)
 			if c.text.Len() == 0 {
 				msg.Content = nil
 			}
 		}
-		ch := chatChoice{Index: i, Message: msg, FinishReason: strPtr(orDefault(c.finish, "stop"))}
+		ch := openai.ChatChoice{Index: i, Message: msg, FinishReason: strPtr(orDefault(c.finish, "stop"))}
 		if req.Logprobs {
-			ch.Logprobs = &logprobsJSON{Content: toLogprobs(c.lp)}
+			ch.Logprobs = &openai.ChoiceLogprobs{Content: listed(c.lp)}
 		}
 		resp.Choices = append(resp.Choices, ch)
 	}
 	writeJSON(w, http.StatusOK, resp)
 }
 
-// streamChat writes server-sent events: a role chunk per choice, content
-// chunks, a finish chunk per choice, an optional usage chunk, then [DONE].
-// An error after the stream started is one `data: {"error": ...}` event
-// followed by [DONE].
-func (s *Server) streamChat(w http.ResponseWriter, r *http.Request, req *prompt.Request, gen Generation) {
-	sse := newSSE(w)
-	id := "chatcmpl-" + requestID(r)
-	created := s.now().Unix()
-	chunk := func(choices []chatChoice, usage *usageJSON) chatCompletion {
-		if choices == nil {
-			choices = []chatChoice{}
-		}
-		return chatCompletion{ID: id, Object: "chat.completion.chunk", Created: created, Model: gen.Model(), Choices: choices, Usage: usage}
-	}
-	n := gen.Choices()
-	for i := 0; i < n; i++ {
-		sse.event(chunk([]chatChoice{{Index: i, Delta: &chatMessage{Role: "assistant", Content: strPtr("")}}}, nil))
-	}
-	usage, ok := s.pump(r, sse, gen, func(ev Event) {
-		if ev.Text == "" && ev.Reasoning == "" && len(ev.ToolCalls) == 0 && ev.FinishReason == "" {
-			return
-		}
-		delta := &chatMessage{}
-		if ev.Text != "" {
-			delta.Content = strPtr(ev.Text)
-		}
-		if ev.Reasoning != "" {
-			delta.ReasoningContent = strPtr(ev.Reasoning)
-		}
-		if len(ev.ToolCalls) > 0 {
-			delta.ToolCalls = toToolCalls(ev.ToolCalls, true)
-		}
-		ch := chatChoice{Index: ev.Index, Delta: delta}
-		if req.Logprobs && len(ev.Logprobs) > 0 {
-			ch.Logprobs = &logprobsJSON{Content: toLogprobs(ev.Logprobs)}
-		}
-		if ev.FinishReason != "" {
-			ch.FinishReason = strPtr(ev.FinishReason)
-		}
-		sse.event(chunk([]chatChoice{ch}, nil))
-	})
-	if !ok {
-		return
-	}
-	if req.IncludeUsage && usage != nil {
-		sse.event(chunk(nil, toUsage(usage)))
-	}
-	sse.done()
-}
-
 // models handles GET /v1/models.
 func (s *Server) models(w http.ResponseWriter, _ *http.Request) {
-	list := modelList{Object: "list", Data: []modelJSON{}}
+	list := openai.ModelList{Object: "list", Data: []openai.Model{}}
 	for _, m := range s.opts.Backend.Models() {
-		list.Data = append(list.Data, modelJSON{ID: m.ID, Object: "model", Created: m.Created, OwnedBy: orDefault(m.OwnedBy, "mmgate")})
+		m.Object = orDefault(m.Object, "model")
+		m.OwnedBy = orDefault(m.OwnedBy, "mmgate")
+		list.Data = append(list.Data, m)
 	}
 	writeJSON(w, http.StatusOK, list)
 }
@@ -181,10 +132,6 @@ func (s *Server) ready(w http.ResponseWriter, _ *http.Request) {
 	writeJSON(w, http.StatusOK, map[string]any{"status": "ready"})
 }
 
-func (s *Server) classify(err error) *apierr.Error { return apierr.From(err, s.opts.Classifiers...) }
-
-func apierrBody(e *apierr.Error) map[string]any { return e.Body() }
-
 func writeJSON(w http.ResponseWriter, status int, v any) {
 	b, err := json.Marshal(v)
 	if err != nil {
@@ -203,15 +150,37 @@ func orDefault(s, d string) string {
 	return s
 }
 
-// ctxDone reports whether ctx has ended.
-func ctxDone(ctx context.Context) bool { return ctx.Err() != nil }
+func strPtr(s string) *string { return &s }
+
+// listed returns lp with every list non-null, as the API writes lists
+// (empty, never null), changing lp's elements in place.
+func listed(lp []openai.Logprob) []openai.Logprob {
+	if lp == nil {
+		return []openai.Logprob{}
+	}
+	for i := range lp {
+		l := &lp[i]
+		if l.Bytes == nil {
+			l.Bytes = []int{}
+		}
+		if l.TopLogprobs == nil {
+			l.TopLogprobs = []openai.TopLogprob{}
+		}
+		for k := range l.TopLogprobs {
+			if l.TopLogprobs[k].Bytes == nil {
+				l.TopLogprobs[k].Bytes = []int{}
+			}
+		}
+	}
+	return lp
+}
 
 // mergeToolCalls folds streamed tool-call deltas into whole calls: a delta
 // with a new Index starts a call, later ones append to its arguments.
-func mergeToolCalls(calls, deltas []ToolCall) []ToolCall {
+func mergeToolCalls(calls, deltas []openai.ToolCall) []openai.ToolCall {
 	for _, d := range deltas {
 		i := len(calls) - 1
-		for ; i >= 0 && calls[i].Index != d.Index; i-- {
+		for ; i >= 0 && !sameIndex(calls[i].Index, d.Index); i-- {
 		}
 		if i < 0 {
 			calls = append(calls, d)
@@ -220,13 +189,32 @@ func mergeToolCalls(calls, deltas []ToolCall) []ToolCall {
 		if d.ID != "" {
 			calls[i].ID = d.ID
 		}
-		if d.Name != "" {
-			calls[i].Name = d.Name
+		if d.Function.Name != "" {
+			calls[i].Function.Name = d.Function.Name
 		}
-		calls[i].Arguments += d.Arguments
+		calls[i].Function.Arguments += d.Function.Arguments
 	}
 	return calls
 }
+
+// wholeCalls are merged calls as a message lists them: without an index,
+// typed "function" when they have an id.
+func wholeCalls(calls []openai.ToolCall) []openai.ToolCall {
+	for i := range calls {
+		calls[i].Index = nil
+		typed(&calls[i])
+	}
+	return calls
+}
+
+// typed sets a call's type, which the API gives with its id.
+func typed(c *openai.ToolCall) {
+	if c.ID != "" {
+		c.Type = "function"
+	}
+}
+
+func sameIndex(a, b *int) bool { return a == nil && b == nil || a != nil && b != nil && *a == *b }
 
 // heavyBody is the body size from which parsing runs on the heavy pool.
 const heavyBody = 64 << 10
@@ -234,75 +222,16 @@ const heavyBody = 64 << 10
 // parse parses a chat request; large bodies (media inline) are parsed on
 // the heavy pool when there is one, so that they do not hold up small
 // requests.
-func (s *Server) parse(ctx context.Context, body []byte) (*prompt.Request, error) {
+func (s *Server) parse(ctx context.Context, body []byte) (*openai.ChatRequest, error) {
 	if s.opts.Heavy == nil || len(body) < heavyBody {
-		return prompt.Parse(body)
+		return openai.ParseChat(body)
 	}
 	var (
-		req *prompt.Request
+		req *openai.ChatRequest
 		err error
 	)
-	if rerr := s.opts.Heavy(ctx, func() { req, err = prompt.Parse(body) }); rerr != nil {
+	if rerr := s.opts.Heavy(ctx, func() { req, err = openai.ParseChat(body) }); rerr != nil {
 		return nil, rerr
 	}
 	return req, err
-}
-
-// pump reads a generation's events until the end and hands each to emit. It
-// records the time to first token and keeps the usage. An error ends the
-// stream with one error event and [DONE] (nothing when the client is gone);
-// ok is false then. Events are read ahead on their own goroutine, so that
-// the ones already waiting go out with a single flush.
-func (s *Server) pump(r *http.Request, sse *sseWriter, gen Generation, emit func(Event)) (usage *Usage, ok bool) {
-	type next struct {
-		ev  Event
-		err error
-	}
-	queue := make(chan next, 64)
-	stop := make(chan struct{})
-	defer close(stop)
-	go func() {
-		for {
-			ev, err := gen.Next()
-			select {
-			case queue <- next{ev, err}:
-			case <-stop:
-				return
-			}
-			if err != nil {
-				return
-			}
-		}
-	}()
-	rec := recordOf(r)
-	for {
-		n := <-queue
-		ev, err := n.ev, n.err
-		if errors.Is(err, io.EOF) {
-			return usage, true
-		}
-		if err != nil {
-			sse.hold = false
-			switch {
-			case s.cutByShutdown(r):
-				sse.event(apierrBody(errShuttingDown()))
-				sse.done()
-			case r.Context().Err() != nil:
-				// The client is gone.
-			default:
-				sse.event(apierrBody(s.classify(err)))
-				sse.done()
-			}
-			return nil, false
-		}
-		if rec != nil && rec.firstToken.IsZero() && (ev.Text != "" || ev.Reasoning != "" || len(ev.ToolCalls) > 0) {
-			rec.firstToken = time.Now()
-			s.metrics.ttft.Observe(rec.firstToken.Sub(rec.start).Seconds())
-		}
-		if ev.Usage != nil {
-			usage = ev.Usage
-		}
-		sse.hold = len(queue) > 0
-		emit(ev)
-	}
 }

@@ -8,14 +8,14 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mmgate/mmgate/internal/apierr"
-	"github.com/mmgate/mmgate/prompt"
+	"github.com/mmgate/mmgate/internal/reqlog"
+	"github.com/mmgate/mmgate/openai"
 )
 
 // Completion makes fakeBackend a Completer: the same words as Chat, with a
 // logprob per word when asked.
-func (b *fakeBackend) Completion(ctx context.Context, req *CompletionRequest, id string) (Generation, error) {
-	g, err := b.Chat(ctx, req.Params, id)
+func (b *fakeBackend) Completion(ctx context.Context, req *openai.CompletionRequest, id string) (openai.Generation, error) {
+	g, err := b.Chat(ctx, &openai.ChatRequest{Params: *req.Params}, id)
 	if err != nil {
 		return nil, err
 	}
@@ -23,11 +23,11 @@ func (b *fakeBackend) Completion(ctx context.Context, req *CompletionRequest, id
 		fg := g.(*fakeGen)
 		for i := range fg.events {
 			w := fg.events[i].Text
-			lp := Logprob{Token: w, Logprob: -0.5}
+			lp := openai.Logprob{Token: w, Logprob: -0.5}
 			for k := 0; k < *req.Logprobs; k++ {
-				lp.Top = append(lp.Top, TopLogprob{Token: w + strings.Repeat("!", k), Logprob: -0.5 - float64(k)})
+				lp.TopLogprobs = append(lp.TopLogprobs, openai.TopLogprob{Token: w + strings.Repeat("!", k), Logprob: -0.5 - float64(k)})
 			}
-			fg.events[i].Logprobs = []Logprob{lp}
+			fg.events[i].Logprobs = []openai.Logprob{lp}
 		}
 	}
 	return g, nil
@@ -36,8 +36,8 @@ func (b *fakeBackend) Completion(ctx context.Context, req *CompletionRequest, id
 // logBackend logs through the request-scoped logger.
 type logBackend struct{ fakeBackend }
 
-func (b *logBackend) Chat(ctx context.Context, req *prompt.Request, id string) (Generation, error) {
-	Logger(ctx, nil).Info("backend work")
+func (b *logBackend) Chat(ctx context.Context, req *openai.ChatRequest, id string) (openai.Generation, error) {
+	reqlog.From(ctx, nil).Info("backend work")
 	return b.fakeBackend.Chat(ctx, req, id)
 }
 
@@ -156,67 +156,6 @@ func TestCompletionStream(t *testing.T) {
 	}
 }
 
-func TestParseCompletion(t *testing.T) {
-	ok := []struct {
-		body   string
-		prompt string
-		ids    int
-		maxTok int
-		lp     int // -1: none
-	}{
-		{`{"prompt":"hi"}`, "hi", 0, DefaultCompletionMaxTokens, -1},
-		{`{"prompt":["hi"],"max_tokens":5}`, "hi", 0, 5, -1},
-		{`{"prompt":[1,2,3],"logprobs":3}`, "", 3, DefaultCompletionMaxTokens, 3},
-		{`{"prompt":[[7,8]],"echo":false,"logprobs":null}`, "", 2, DefaultCompletionMaxTokens, -1},
-		{`{"prompt":"x","n":2,"best_of":2,"suffix":""}`, "x", 0, DefaultCompletionMaxTokens, -1},
-	}
-	for _, c := range ok {
-		r, err := ParseCompletion([]byte(c.body))
-		if err != nil {
-			t.Errorf("%s: %v", c.body, err)
-			continue
-		}
-		lp := -1
-		if r.Logprobs != nil {
-			lp = *r.Logprobs
-			if !r.Params.Logprobs || *r.Params.TopLogprobs != lp {
-				t.Errorf("%s: params logprobs not set", c.body)
-			}
-		}
-		if r.Prompt != c.prompt || len(r.PromptIDs) != c.ids || *r.Params.MaxTokens != c.maxTok || lp != c.lp {
-			t.Errorf("%s: %+v", c.body, r)
-		}
-	}
-	bad := []struct{ body, param string }{
-		{`{}`, "prompt"},
-		{`{"prompt":""}`, "prompt"},
-		{`{"prompt":[]}`, "prompt"},
-		{`{"prompt":["a","b"]}`, "prompt"},
-		{`{"prompt":[[1],[2]]}`, "prompt"},
-		{`{"prompt":{"x":1}}`, "prompt"},
-		{`{"prompt":[-1]}`, "prompt"},
-		{`{"prompt":"x","echo":true}`, "echo"},
-		{`{"prompt":"x","suffix":"end"}`, "suffix"},
-		{`{"prompt":"x","logprobs":true}`, "logprobs"},
-		{`{"prompt":"x","logprobs":21}`, "logprobs"},
-		{`{"prompt":"x","best_of":3}`, "best_of"},
-		{`{"prompt":"x","stop":5}`, "stop"},
-		{`{"prompt":"x","n":0}`, "n"},
-		{`[1]`, ""},
-		{`{"prompt":`, ""},
-	}
-	for _, c := range bad {
-		_, err := ParseCompletion([]byte(c.body))
-		if err == nil {
-			t.Errorf("%s: accepted", c.body)
-			continue
-		}
-		if e := apierr.From(err); e.Status != 400 || (c.param != "" && e.Param != c.param) {
-			t.Errorf("%s: %d param %v (%v)", c.body, e.Status, e.Param, err)
-		}
-	}
-}
-
 func TestCompletionErrors(t *testing.T) {
 	ts := newTest(t, &fakeBackend{reply: "x"}, nil)
 	for _, body := range []string{`{"model":"demo","prompt":["a","b"]}`, `{"model":"demo","prompt":"x","echo":true}`} {
@@ -239,36 +178,9 @@ func TestCompletionErrors(t *testing.T) {
 // chatOnly hides fakeBackend's Completion method.
 type chatOnly struct{ b *fakeBackend }
 
-func (c chatOnly) Chat(ctx context.Context, req *prompt.Request, id string) (Generation, error) {
+func (c chatOnly) Chat(ctx context.Context, req *openai.ChatRequest, id string) (openai.Generation, error) {
 	return c.b.Chat(ctx, req, id)
 }
-func (c chatOnly) Models() []Model        { return c.b.Models() }
+func (c chatOnly) Models() []openai.Model { return c.b.Models() }
 func (c chatOnly) Ready() bool            { return c.b.Ready() }
 func (c chatOnly) Health() map[string]any { return c.b.Health() }
-
-func FuzzParseCompletion(f *testing.F) {
-	for _, s := range []string{
-		`{"prompt":"hi"}`, `{"prompt":[1,2,3],"logprobs":2,"stream":true}`, `{"prompt":[[7]],"n":2,"best_of":2}`,
-		`{"prompt":["a","b"]}`, `{"prompt":"x","echo":true}`, `{"prompt":"x","stop":["\n"],"max_tokens":3}`, `[]`, `{`,
-	} {
-		f.Add([]byte(s))
-	}
-	f.Fuzz(func(t *testing.T, body []byte) {
-		r, err := ParseCompletion(body)
-		if err != nil {
-			if e := apierr.From(err); e.Status != 400 {
-				t.Fatalf("error maps to %d: %v", e.Status, err)
-			}
-			return
-		}
-		if (r.Prompt == "") == (r.PromptIDs == nil) {
-			t.Fatalf("want exactly one of a text and an id prompt: %+v", r)
-		}
-		if r.Params == nil || r.Params.MaxTokens == nil || len(r.Params.Messages) != 0 {
-			t.Fatalf("params %+v", r.Params)
-		}
-		if (r.Logprobs != nil) != r.Params.Logprobs {
-			t.Fatalf("logprobs %v vs %v", r.Logprobs, r.Params.Logprobs)
-		}
-	})
-}

@@ -16,6 +16,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/mmgate/mmgate/internal/apierr"
+	"github.com/mmgate/mmgate/internal/reqlog"
+	"github.com/mmgate/mmgate/openai"
 )
 
 // Options configure a Server. Backend is required.
@@ -26,8 +28,6 @@ type Options struct {
 	// MaxInFlight bounds concurrent API requests; over it: 429 at once
 	// (default 256).
 	MaxInFlight int
-	// Classifiers map backend errors apierr does not know by name.
-	Classifiers []apierr.Classifier
 	// Registry serves /metrics and receives the HTTP metrics; nil means a
 	// private registry.
 	Registry *prometheus.Registry
@@ -129,7 +129,7 @@ type record struct {
 	status     int
 	model      string
 	stream     bool
-	gen        Generation
+	gen        openai.Generation
 	errMsg     string
 	// body is the pooled buffer holding the request body, given back
 	// once the request is logged.
@@ -228,7 +228,7 @@ func (s *Server) wrap(route string, flags routeFlags, h http.HandlerFunc) http.H
 		w.Header().Set("X-Request-Id", rec.id)
 		sw := &statusWriter{ResponseWriter: w}
 		ctx := context.WithValue(r.Context(), recordKey{}, rec)
-		ctx = WithLogger(ctx, s.log.With("request_id", rec.id))
+		ctx = reqlog.With(ctx, s.log.With("request_id", rec.id))
 		r = r.WithContext(ctx)
 		if flags&routeAuth != 0 || flags&routeAuthV1 != 0 && strings.HasPrefix(r.URL.Path, "/v1/") {
 			if !s.authorized(sw, r) {
@@ -248,8 +248,8 @@ func (s *Server) wrap(route string, flags routeFlags, h http.HandlerFunc) http.H
 		}
 		h(sw, r)
 		s.finish(rec, sw)
-		// Nothing made from the body is in use any more: the handler has
-		// returned (its media work with it) and the request is logged.
+		// The lifetime rule (package doc): the handler has returned, the
+		// request is logged, nothing made from the body is in use.
 		s.bodies.put(rec.body)
 	})
 }
@@ -276,8 +276,10 @@ func (s *Server) finish(rec *record, sw *statusWriter) {
 	}
 	if rec.gen != nil {
 		attrs = append(attrs, "prompt_tokens", rec.gen.PromptTokens())
-		for k, v := range rec.gen.Timings() {
-			attrs = append(attrs, k+"_ms", ms(v))
+		if t, ok := rec.gen.(timed); ok {
+			for k, v := range t.Timings() {
+				attrs = append(attrs, k+"_ms", ms(v))
+			}
 		}
 	}
 	if rec.errMsg != "" {

@@ -14,8 +14,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mmgate/mmgate/internal/apierr"
-	"github.com/mmgate/mmgate/prompt"
+	"github.com/mmgate/mmgate/engine"
+	"github.com/mmgate/mmgate/openai"
 )
 
 // fakeBackend answers every request with the words of `reply`, one event per
@@ -30,14 +30,14 @@ type fakeBackend struct {
 }
 
 type fakeGen struct {
-	events []Event
+	events []openai.Event
 	err    error
 	n      int
 	closed bool
 	mu     sync.Mutex
 }
 
-func (b *fakeBackend) Chat(ctx context.Context, req *prompt.Request, id string) (Generation, error) {
+func (b *fakeBackend) Chat(ctx context.Context, req *openai.ChatRequest, id string) (openai.Generation, error) {
 	if b.started != nil {
 		b.started <- struct{}{}
 	}
@@ -59,29 +59,29 @@ func (b *fakeBackend) Chat(ctx context.Context, req *prompt.Request, id string) 
 	words := strings.Fields(b.reply)
 	for i := 0; i < n; i++ {
 		for k, w := range words {
-			ev := Event{Index: i, Text: w + " ", CompletionTokens: k + 1}
+			ev := openai.Event{Index: i, Text: w + " ", CompletionTokens: k + 1}
 			if k == len(words)-1 {
 				ev.FinishReason, ev.Final = "stop", true
 			}
 			g.events = append(g.events, ev)
 		}
 	}
-	g.events[len(g.events)-1].Usage = &Usage{PromptTokens: 10, CompletionTokens: n * len(words), CachedTokens: 2}
+	g.events[len(g.events)-1].Usage = openai.NewUsage(10, n*len(words), 2)
 	return g, nil
 }
-func (b *fakeBackend) Models() []Model        { return []Model{{ID: "demo", Created: 1}} }
+func (b *fakeBackend) Models() []openai.Model { return []openai.Model{{ID: "demo", Created: 1}} }
 func (b *fakeBackend) Ready() bool            { return b.ready }
 func (b *fakeBackend) Health() map[string]any { return map[string]any{"decoders_exact": true} }
 
 func (g *fakeGen) Model() string     { return "demo" }
 func (g *fakeGen) Choices() int      { return g.n }
 func (g *fakeGen) PromptTokens() int { return 10 }
-func (g *fakeGen) Next() (Event, error) {
+func (g *fakeGen) Next() (openai.Event, error) {
 	if len(g.events) == 0 {
-		return Event{}, io.EOF
+		return openai.Event{}, io.EOF
 	}
 	if g.err != nil && len(g.events) == 1 {
-		return Event{}, g.err
+		return openai.Event{}, g.err
 	}
 	ev := g.events[0]
 	g.events = g.events[1:]
@@ -228,7 +228,7 @@ func TestStreaming(t *testing.T) {
 }
 
 func TestStreamErrorAfterStart(t *testing.T) {
-	ts := newTest(t, &fakeBackend{reply: "a b c", midErr: apierr.ErrWorker}, nil)
+	ts := newTest(t, &fakeBackend{reply: "a b c", midErr: engine.ErrWorker}, nil)
 	resp := post(t, ts.URL, simple+`,"stream":true}`)
 	defer resp.Body.Close()
 	events := readSSE(t, resp.Body)
@@ -247,8 +247,8 @@ func TestErrors(t *testing.T) {
 	}{
 		{"bad json", &fakeBackend{reply: "x"}, `{"model":`, 400, "invalid_request_error"},
 		{"no messages", &fakeBackend{reply: "x"}, `{"model":"demo"}`, 400, "invalid_request_error"},
-		{"model not found", &fakeBackend{err: fmt.Errorf("pick: %w", apierr.ErrModelNotFound)}, simple + `}`, 404, "model_not_found"},
-		{"no worker", &fakeBackend{err: apierr.ErrNoWorker}, simple + `}`, 503, "no_worker"},
+		{"model not found", &fakeBackend{err: fmt.Errorf("pick: %w", engine.ErrModelNotFound)}, simple + `}`, 404, "model_not_found"},
+		{"no worker", &fakeBackend{err: engine.ErrNoWorker}, simple + `}`, 503, "no_worker"},
 		{"too large body", &fakeBackend{reply: "x"}, simple + `,"user":"` + strings.Repeat("x", 2000) + `"}`, 413, "too_large"},
 	}
 	for _, c := range cases {

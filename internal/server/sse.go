@@ -1,23 +1,28 @@
 package server
 
 import (
+	"bytes"
 	"encoding/json"
 	"net/http"
 )
 
 // sseWriter writes server-sent events. Each event is flushed unless the
 // writer is told more follow at once (hold), so that a burst of tokens
-// leaves in one write.
+// leaves in one write. Events are encoded into one buffer the writer keeps.
 type sseWriter struct {
 	w       http.ResponseWriter
 	flusher http.Flusher
 	started bool
 	hold    bool
+	buf     bytes.Buffer
+	enc     *json.Encoder
 }
 
 func newSSE(w http.ResponseWriter) *sseWriter {
 	f, _ := w.(http.Flusher)
-	return &sseWriter{w: w, flusher: f}
+	s := &sseWriter{w: w, flusher: f}
+	s.enc = json.NewEncoder(&s.buf)
+	return s
 }
 
 func (s *sseWriter) start() {
@@ -33,18 +38,21 @@ func (s *sseWriter) start() {
 	s.w.WriteHeader(http.StatusOK)
 }
 
+// encodeFailed is the event written when an event cannot be encoded.
+const encodeFailed = `{"error":{"message":"encoding the event failed","type":"internal_error","code":"internal_error","param":null}}` + "\n"
+
 // event writes `data: <json>\n\n`.
 func (s *sseWriter) event(v any) {
 	s.start()
-	b, err := json.Marshal(v)
-	if err != nil {
-		b = []byte(`{"error":{"message":"encoding the event failed","type":"internal_error","code":"internal_error","param":null}}`)
+	s.buf.Reset()
+	s.buf.WriteString("data: ")
+	// Encode writes what json.Marshal gives, then a newline.
+	if err := s.enc.Encode(v); err != nil {
+		s.buf.Reset()
+		s.buf.WriteString("data: " + encodeFailed)
 	}
-	buf := make([]byte, 0, len(b)+8)
-	buf = append(buf, "data: "...)
-	buf = append(buf, b...)
-	buf = append(buf, '\n', '\n')
-	s.w.Write(buf)
+	s.buf.WriteByte('\n')
+	s.w.Write(s.buf.Bytes())
 	if s.flusher != nil && !s.hold {
 		s.flusher.Flush()
 	}

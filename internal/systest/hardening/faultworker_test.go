@@ -16,7 +16,7 @@ import (
 
 	schedulerpb "github.com/mmgate/mmgate/proto/scheduler"
 	"github.com/mmgate/mmgate/refworker"
-	"github.com/mmgate/mmgate/shm"
+	"github.com/mmgate/mmgate/refworker/refworkertest"
 	"github.com/mmgate/mmgate/tokenizer"
 )
 
@@ -63,19 +63,7 @@ func (w *faultWorker) dropConnections() {
 
 func startFaultWorker(t *testing.T, shmDir string) (string, *faultWorker) {
 	t.Helper()
-	tok, err := tokenizer.Load(modelDir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	reader, err := shm.NewReader(shm.ReaderOptions{Dir: shmDir})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { reader.Close() })
-	ref, err := refworker.New(refworker.Options{ModelDir: modelDir, Tokenizer: tok, Reader: reader})
-	if err != nil {
-		t.Fatal(err)
-	}
+	ref, tok := refworkertest.New(t, modelDir, shmDir, nil)
 	w := &faultWorker{Server: ref, tok: tok}
 	sock := filepath.Join(t.TempDir(), "fault.sock")
 	lis, err := net.Listen("unix", sock)

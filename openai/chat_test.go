@@ -1,7 +1,6 @@
-package prompt
+package openai
 
 import (
-	"encoding/json"
 	"errors"
 	"testing"
 )
@@ -15,7 +14,7 @@ func TestParseFields(t *testing.T) {
 	 "mm_processor_kwargs": {"min_pixels": 100, "max_pixels": 2000, "fps": 1.5},
 	 "tools": [{"type": "function", "function": {"name": "f", "parameters": {"z": 1, "a": 2}}}],
 	 "unknown_field": {"ignored": true}}`
-	r, err := Parse([]byte(body))
+	r, err := ParseChat([]byte(body))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -26,13 +25,13 @@ func TestParseFields(t *testing.T) {
 		*r.MMProcessorKwargs.MinPixels != 100, *r.MMProcessorKwargs.MaxPixels != 2000, *r.MMProcessorKwargs.FPS != 1.5:
 		t.Errorf("parsed %+v", r)
 	}
-	if len(r.ChatTemplateKwargs) != 2 || r.ChatTemplateKwargs[0].Key != "enable_thinking" || r.ChatTemplateKwargs[0].Value != false {
-		t.Errorf("kwargs = %v", r.ChatTemplateKwargs)
+	if string(r.ChatTemplateKwargs) != `{"enable_thinking": false, "add_vision_id": true}` {
+		t.Errorf("kwargs not kept verbatim: %s", r.ChatTemplateKwargs)
 	}
 	if string(r.Tools) != `[{"type": "function", "function": {"name": "f", "parameters": {"z": 1, "a": 2}}}]` {
 		t.Errorf("tools not kept verbatim: %s", r.Tools)
 	}
-	d, err := Parse([]byte(`{"messages": [{"role": "user", "content": "hi"}]}`))
+	d, err := ParseChat([]byte(`{"messages": [{"role": "user", "content": "hi"}]}`))
 	if err != nil || !d.AddGenerationPrompt || !d.SkipSpecial || d.MediaOrder != "" || d.Tools != nil {
 		t.Errorf("defaults: %+v, %v", d, err)
 	}
@@ -66,12 +65,19 @@ func TestParseErrors(t *testing.T) {
 		{`{"messages": [{"role": "user", "content": "x"}], "add_generation_prompt": true, "continue_final_message": true}`, "continue_final_message"},
 		{`{"messages": [{"role": "user", "content": "x"}], "mm_processor_kwargs": {"max_pixels": -1}}`, "mm_processor_kwargs.max_pixels"},
 		{`{"messages": [{"role": "user", "content": "x"}], "max_tokens": -1}`, "max_tokens"},
+		{`{"messages": [{"role": "user", "content": "x"}], "max_tokens": 0}`, "max_tokens"},
+		{`{"messages": [{"role": "user", "content": "x"}], "max_completion_tokens": 0, "max_tokens": 5}`, "max_tokens"},
+		{`{"messages": [{"role": "user", "content": "x"}], "n": 0}`, "n"},
+		{`{"messages": [{"role": "user", "content": "x"}], "n": 129}`, "n"},
+		{`{"messages": [{"role": "user", "content": "x"}], "logit_bias": {"x": 1}}`, "logit_bias"},
+		{`{"messages": [{"role": "user", "content": "x"}], "response_format": {"type": "yaml"}}`, "response_format.type"},
+		{`{"messages": [{"role": "user", "content": "x"}], "response_format": {"type": "json_schema"}}`, "response_format.json_schema.schema"},
 		{`{"messages": [{"role": "user", "content": "x"}], "stop": [1]}`, "stop"},
 		{`{"messages": [{"role": "user", "content": "x"}], "x": ` + deep(200) + `}`, ""},
 	}
 	for _, tc := range tests {
-		_, err := Parse([]byte(tc.body))
-		var pe *Error
+		_, err := ParseChat([]byte(tc.body))
+		var pe *RequestError
 		if !errors.Is(err, ErrBadRequest) || !errors.As(err, &pe) || pe.Param != tc.param {
 			t.Errorf("%s: err = %v, want bad request at %q", tc.body, err, tc.param)
 		}
@@ -87,35 +93,4 @@ func deep(n int) string {
 		s += "]"
 	}
 	return s
-}
-
-func FuzzParse(f *testing.F) {
-	f.Add([]byte(`{"messages": [{"role": "user", "content": [{"type": "text", "text": "hi"}, {"type": "image_url", "image_url": {"url": "data:image/png;base64,AAAA"}}]}]}`))
-	f.Add([]byte(`{"messages": [{"role": "assistant", "content": null, "tool_calls": [{"function": {"name": "f", "arguments": "{\"a\": 1}"}}]}], "tools": [{"function": {"name": "f"}}], "chat_template_kwargs": {"x": [1, {"y": null}]}}`))
-	f.Add([]byte(`{"messages": [{"role": "user", "content": "<|image_pad|>"}], "media_order": "authored", "stop": ["a"]}`))
-	sp, _ := ReadSpecials([]byte(qwen3Config), newFakeTokenizer())
-	f.Fuzz(func(t *testing.T, body []byte) {
-		r, err := Parse(body)
-		if err != nil {
-			var pe *Error
-			if !errors.As(err, &pe) {
-				t.Fatalf("untyped error %v", err)
-			}
-			return
-		}
-		if !json.Valid(body) {
-			t.Fatal("accepted invalid JSON")
-		}
-		p, err := Build(r, Options{Specials: sp, EnableVideo: true, MaxMediaItems: -1})
-		if err != nil {
-			var pe *Error
-			if !errors.As(err, &pe) {
-				t.Fatalf("untyped build error %v", err)
-			}
-			return
-		}
-		if len(p.Input.Messages) != len(r.Messages) {
-			t.Fatal("message count changed")
-		}
-	})
 }

@@ -1,4 +1,4 @@
-package prompt
+package openai
 
 import (
 	"reflect"
@@ -7,7 +7,7 @@ import (
 )
 
 // Lifting media strings out of the decoder's way must never change what
-// Parse returns: every case is parsed with lifting from 1 byte on and
+// ParseChat returns: every case is parsed with lifting from 1 byte on and
 // compared with the plain decode.
 var blobCases = []string{
 	`{"messages": [{"role": "user", "content": [{"type": "image_url", "image_url": {"url": "data:image/png;base64,AAAA"}}, {"type": "text", "text": "hi"}]}]}`,
@@ -26,7 +26,7 @@ var blobCases = []string{
 
 func checkLifting(t *testing.T, body []byte) {
 	t.Helper()
-	want, werr := parse(body)
+	want, werr := parseChat(body)
 	for _, min := range []int{1, 4, 16} {
 		got, gerr := parseLifting(body, min)
 		if (werr == nil) != (gerr == nil) || (werr != nil && werr.Error() != gerr.Error()) {
@@ -49,9 +49,9 @@ func TestLiftBlobs(t *testing.T) {
 	if len(blobs) != 1 || blobs[0] != big || len(small) > 200 {
 		t.Fatalf("lifted %d blobs, %d bytes left", len(blobs), len(small))
 	}
-	r, err := Parse(body)
+	r, err := ParseChat(body)
 	if err != nil || r.Messages[0].Content.Parts[0].URL != big {
-		t.Fatalf("Parse: %v", err)
+		t.Fatalf("ParseChat: %v", err)
 	}
 	checkLifting(t, body)
 }

@@ -1,4 +1,4 @@
-package prompt
+package openai
 
 import (
 	"encoding/base64"
@@ -11,7 +11,7 @@ func BenchmarkParseImageRequest(b *testing.B) {
 	body := []byte(`{"model":"m","stream":true,"messages":[{"role":"user","content":[{"type":"image_url","image_url":{"url":"data:image/jpeg;base64,` + img + `"}},{"type":"text","text":"Describe this image."}]}]}`)
 	b.SetBytes(int64(len(body)))
 	for b.Loop() {
-		if _, err := Parse(body); err != nil {
+		if _, err := ParseChat(body); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -1,4 +1,4 @@
-package prompt
+package openai
 
 import (
 	"errors"
@@ -14,14 +14,14 @@ func TestTopLogprobsBounds(t *testing.T) {
 		ok bool
 	}{{"0", true}, {"5", true}, {"20", true}, {"21", false}, {"-1", false}, {"1000000000", false}} {
 		body := `{"messages":[{"role":"user","content":"hi"}],"logprobs":true,"top_logprobs":` + c.v + `}`
-		r, err := Parse([]byte(body))
+		r, err := ParseChat([]byte(body))
 		if c.ok {
 			if err != nil || r.TopLogprobs == nil || strconv.Itoa(*r.TopLogprobs) != c.v {
 				t.Errorf("top_logprobs %s: %v", c.v, err)
 			}
 			continue
 		}
-		var pe *Error
+		var pe *RequestError
 		if !errors.As(err, &pe) || !errors.Is(err, ErrBadRequest) || pe.Param != "top_logprobs" {
 			t.Errorf("top_logprobs %s: err = %v, want a bad request on top_logprobs", c.v, err)
 		}

@@ -1,4 +1,4 @@
-package prompt
+package openai
 
 import (
 	"bytes"
@@ -11,9 +11,9 @@ import (
 // decoder? A request that carries images or videos as data: URLs is mostly
 // one or two huge string values. encoding/json scans every byte of them
 // several times (validation, then decoding, at each level of the typed
-// decode). Parse first lifts such strings out with a quote scan that runs at
-// memchr speed, decodes the small remainder, and puts them back where they
-// belong.
+// decode). ParseChat first lifts such strings out with a quote scan that
+// runs at memchr speed, decodes the small remainder, and puts them back
+// where they belong.
 
 // blobMin is the size from which a media string is lifted out.
 const blobMin = 16 << 10

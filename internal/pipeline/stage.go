@@ -1,0 +1,133 @@
+package pipeline
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/mmgate/mmgate/engine"
+	"github.com/mmgate/mmgate/media/fetch"
+	"github.com/mmgate/mmgate/prompt"
+	"github.com/mmgate/mmgate/shm"
+	"github.com/mmgate/mmgate/vision"
+)
+
+// This file answers: what do the gateway and render do with a request's
+// media items? The two implementations of mediaStage.
+
+// gatewayStage is the gateway's media stage: it picks the worker, then
+// fetches, decodes and preprocesses each item straight into its
+// destination for that worker (an shm segment in the request's batch, or
+// inline bytes), on the heavy pool, through the tensor cache.
+type gatewayStage struct {
+	p     *Pipeline
+	rid   string
+	times *stageTimes
+	// Set by begin: the worker and, for a request with media and a pool,
+	// the batch holding its segments (released by release unless the
+	// worker took them).
+	w     *engine.Worker
+	batch *shm.Batch
+}
+
+func (g *gatewayStage) begin(ctx context.Context, model string, _ *Assets, plan *prompt.Plan) (int, error) {
+	var (
+		mods  []vision.Modality
+		items int
+	)
+	if plan != nil {
+		mods, items = modalities(plan), len(plan.Media)
+	}
+	w, err := g.p.opts.Engine.Pick(model, mods)
+	if err != nil {
+		return 0, err
+	}
+	if err := placeable(w, items); err != nil {
+		return 0, err
+	}
+	g.w = w
+	if g.p.opts.Pool != nil && items > 0 {
+		g.batch = g.p.opts.Pool.NewBatch(ctx, g.rid)
+	}
+	return w.Info().ContextLength, nil
+}
+
+func (g *gatewayStage) item(ctx context.Context, a *Assets, it prompt.MediaItem, ov overrides) (prepared, error) {
+	var (
+		pr  prepared
+		err error
+	)
+	dt, route := g.w.EncoderDType(), g.w.Route()
+	if it.Modality == prompt.Video {
+		pr, err = g.p.prepareVideo(ctx, a, it, dt, route, g.batch, ov.video, g.times)
+	} else {
+		pr, err = g.p.prepareOne(ctx, a, it, dt, route, g.batch, ov.image, g.times)
+	}
+	outcome := "ok"
+	if err != nil {
+		outcome = "error"
+	}
+	g.p.m.media.WithLabelValues(it.Modality.String(), outcome).Inc()
+	return pr, err
+}
+
+func (g *gatewayStage) observe(stage string, d time.Duration) { g.p.observe(g.times, stage, d) }
+
+// release gives back the request's segments: the request failed before
+// its worker took them.
+func (g *gatewayStage) release() {
+	if g.batch != nil {
+		g.batch.Release()
+	}
+}
+
+// errNoFetch refuses media that would have to be fetched from elsewhere.
+var errNoFetch = errors.New("fetching media is not enabled in render; send images and videos as data: URLs")
+
+// probeStage is render's media stage: it fetches each item and plans it
+// from its headers (an image's size, a video's probed stream) without
+// decoding a pixel for processing; it hashes the bytes as the gateway
+// does.
+type probeStage struct {
+	fetcher *fetch.Fetcher
+	// inlineOnly refuses media that is not a data: URL before fetching.
+	inlineOnly bool
+}
+
+func (probeStage) begin(context.Context, string, *Assets, *prompt.Plan) (int, error) { return 0, nil }
+
+func (probeStage) observe(string, time.Duration) {}
+
+func (s probeStage) item(ctx context.Context, a *Assets, it prompt.MediaItem, ov overrides) (prepared, error) {
+	if it.Modality != prompt.Image && it.Modality != prompt.Video {
+		return prepared{}, &prompt.Error{Kind: prompt.ErrUnsupported, Param: it.Param, Msg: it.Modality.String() + " is not supported for this model"}
+	}
+	if s.inlineOnly && it.Scheme() != "data" {
+		return prepared{}, fmt.Errorf("%s: %s URL: %w", it.Param, it.Scheme(), errNoFetch)
+	}
+	m, err := s.fetcher.Fetch(ctx, it.URL)
+	if err != nil {
+		return prepared{}, fmt.Errorf("%s: %w", it.Param, err)
+	}
+	defer m.Release()
+	pr := prepared{modality: it.Modality, hash: prompt.ContentHash(m.Bytes)}
+	switch {
+	case it.Modality == prompt.Video && a.VideoPrep == nil:
+		return prepared{}, &prompt.Error{Kind: prompt.ErrUnsupported, Param: it.Param, Msg: "video is not supported for this model"}
+	case it.Modality == prompt.Video:
+		_, vp, err := a.VideoPrep.Plan(ctx, m.Bytes, ov.video)
+		if err != nil {
+			return prepared{}, fmt.Errorf("%s: %w", it.Param, err)
+		}
+		pr.plan, pr.video = vp.Plan, &vp
+	case a.Prep == nil:
+		return prepared{}, &prompt.Error{Kind: prompt.ErrUnsupported, Param: it.Param, Msg: "this model takes no images"}
+	default:
+		if pr.plan, err = a.Prep.Plan(m.Bytes, ov.image); err != nil {
+			return prepared{}, fmt.Errorf("%s: %w", it.Param, err)
+		}
+	}
+	pr.side = a.Model.SideTensors(pr.item())
+	return pr, nil
+}
