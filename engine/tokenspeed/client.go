@@ -8,6 +8,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/mmgate/mmgate/engine/protocol"
+	"github.com/mmgate/mmgate/engine/smgwire"
 	commonpb "github.com/mmgate/mmgate/proto/common"
 	schedulerpb "github.com/mmgate/mmgate/proto/scheduler"
 )
@@ -59,11 +60,7 @@ func (c *client) Loads(ctx context.Context) (int64, error) {
 	if a := lr.GetAggregate(); a != nil && (a.GetTotalRunningReqs() != 0 || a.GetTotalWaitingReqs() != 0) {
 		return int64(a.GetTotalRunningReqs()) + int64(a.GetTotalWaitingReqs()), nil
 	}
-	var n int64
-	for _, l := range lr.GetLoads() {
-		n += int64(l.GetNumRunningReqs()) + int64(l.GetNumWaitingReqs())
-	}
-	return n, nil
+	return smgwire.SumLoads(lr.GetLoads()), nil
 }
 
 // Generate sends a GenerateRequest made by Encode.
@@ -106,17 +103,5 @@ func (c *client) Tokenizer(ctx context.Context) (protocol.ChunkStream, error) {
 	if err != nil {
 		return nil, err
 	}
-	return chunks{st}, nil
-}
-
-type chunks struct {
-	st grpc.ServerStreamingClient[commonpb.GetTokenizerChunk]
-}
-
-func (c chunks) Recv() (protocol.Chunk, error) {
-	ch, err := c.st.Recv()
-	if err != nil {
-		return protocol.Chunk{}, err // io.EOF after the last
-	}
-	return protocol.Chunk{Data: ch.GetData(), SHA256: ch.GetSha256()}, nil
+	return smgwire.Chunks{Stream: st}, nil
 }

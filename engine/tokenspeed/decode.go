@@ -7,6 +7,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/mmgate/mmgate/engine/protocol"
+	"github.com/mmgate/mmgate/engine/smgwire"
 	schedulerpb "github.com/mmgate/mmgate/proto/scheduler"
 )
 
@@ -86,26 +87,5 @@ func (d *Decoder) complete(c *schedulerpb.GenerateComplete) protocol.Event {
 
 // logprobs maps the output log-probabilities, one per token id.
 func logprobs(lp *schedulerpb.OutputLogProbs) []protocol.Logprob {
-	if lp == nil || len(lp.GetTokenIds()) == 0 {
-		return nil
-	}
-	vals, tops := lp.GetTokenLogprobs(), lp.GetTopLogprobs()
-	out := make([]protocol.Logprob, len(lp.GetTokenIds()))
-	for k, id := range lp.GetTokenIds() {
-		out[k].Token = id
-		if k < len(vals) {
-			out[k].Logprob = vals[k]
-		}
-		if k < len(tops) {
-			top := tops[k]
-			for j, tid := range top.GetTokenIds() {
-				t := protocol.TopLogprob{Token: tid}
-				if j < len(top.GetValues()) {
-					t.Logprob = top.GetValues()[j]
-				}
-				out[k].Top = append(out[k].Top, t)
-			}
-		}
-	}
-	return out
+	return smgwire.Logprobs[*schedulerpb.TopLogProbs](lp)
 }

@@ -2,6 +2,7 @@ package tokenspeed
 
 import (
 	"github.com/mmgate/mmgate/engine/protocol"
+	"github.com/mmgate/mmgate/engine/smgwire"
 	schedulerpb "github.com/mmgate/mmgate/proto/scheduler"
 	"github.com/mmgate/mmgate/tensor"
 	"github.com/mmgate/mmgate/vision"
@@ -18,11 +19,9 @@ func InfoOf(mi *schedulerpb.GetModelInfoResponse, si *schedulerpb.GetServerInfoR
 		ContextLength: int(max(0, mi.GetMaxContextLength())),
 		Modalities:    modalitiesOf(mi),
 	}
-	for _, id := range mi.GetEosTokenIds() {
-		if id >= 0 {
-			info.EOS = append(info.EOS, uint32(id))
-		}
-	}
+	info.EOS = smgwire.EOS(mi.GetEosTokenIds())
+	// Defaults that do not parse are not the model's: none.
+	info.Defaults, _ = protocol.ParseSamplingDefaults(mi.GetDefaultSamplingParamsJson())
 	if dt, err := tensor.ParseDType(mi.GetMultimodalEncoderDtype()); err == nil {
 		info.EncoderDType = dt
 	}
@@ -38,7 +37,7 @@ func InfoOf(mi *schedulerpb.GetModelInfoResponse, si *schedulerpb.GetServerInfoR
 func modalitiesOf(mi *schedulerpb.GetModelInfoResponse) []vision.Modality {
 	var out []vision.Modality
 	for _, m := range mi.GetSupportedModalities() {
-		if v, ok := modalityIn(m); ok && !protocol.HasModality(out, v) {
+		if v, ok := smgwire.ModalityIn(m); ok && !protocol.HasModality(out, v) {
 			out = append(out, v)
 		}
 	}
