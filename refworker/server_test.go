@@ -64,6 +64,15 @@ type env struct {
 
 func start(t *testing.T, mod func(*Options)) *env {
 	t.Helper()
+	e, conn := serve(t, mod)
+	e.client = schedulerpb.NewTokenSpeedSchedulerClient(conn)
+	return e
+}
+
+// serve runs a worker with the options mod sets and returns it with a
+// client connection.
+func serve(t *testing.T, mod func(*Options)) (*env, *grpc.ClientConn) {
+	t.Helper()
 	dir := t.TempDir()
 	reader, err := shm.NewReader(shm.ReaderOptions{Dir: dir})
 	if err != nil {
@@ -96,7 +105,7 @@ func start(t *testing.T, mod func(*Options)) *env {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { pool.Close() })
-	return &env{client: schedulerpb.NewTokenSpeedSchedulerClient(conn), srv: srv, pool: pool, dir: dir}
+	return &env{srv: srv, pool: pool, dir: dir}, conn
 }
 
 // result collects one Generate call.
