@@ -62,11 +62,16 @@ func (p *Pipeline) Chat(ctx context.Context, req *prompt.Request, rid string) (s
 			batch.Release()
 		}
 	}
-	items, err := p.prepareMedia(ctx, a, plan, w, batch, ImageOverrides(req), VideoOverrides(req), times)
+	caps := w.Capabilities()
+	job := &mediaJob{a: a, dt: w.EncoderDType(), route: w.Route(), batch: batch,
+		ov: ImageOverrides(req), vov: VideoOverrides(req), raw: caps.RawMedia, times: times}
+	items, err := p.prepareMedia(ctx, job, plan, caps.Layout)
 	if err != nil {
 		release()
 		return nil, err
 	}
+	// Media bytes kept for the worker are needed until it has the request.
+	defer releaseRaw(items)
 
 	t0 := time.Now()
 	exp := expansions(items, a)
@@ -88,13 +93,15 @@ func (p *Pipeline) Chat(ctx context.Context, req *prompt.Request, rid string) (s
 		return nil, err
 	}
 	out.forced.constrain(&sp)
+	forWorker(&sp, w, a)
 	gr := &protocol.Request{
-		ID:       workerRequestID(rid),
-		InputIDs: res.IDs,
-		Text:     res.Text,
-		Stream:   true,
-		Sampling: sp,
-		Media:    mediaItems(items, res, a.Specials, exp),
+		ID:        workerRequestID(rid),
+		InputIDs:  res.IDs,
+		Text:      res.Text,
+		Stream:    true,
+		Sampling:  sp,
+		Media:     mediaItems(items, res, a, exp),
+		Placement: caps.Layout,
 	}
 
 	stream, err := p.generate(ctx, w, gr, batch, times)
@@ -125,16 +132,12 @@ func contextLength(w *engine.Worker, a *Assets) int {
 	return a.ContextLength
 }
 
-// placeable refuses media for a worker whose protocol wants them placed in
-// a way this pipeline does not place them yet: all items' inputs back to
-// back (a flat layout), or the raw media bytes beside the tensors.
+// placeable refuses media for a worker whose protocol wants several items
+// placed in a layout this pipeline does not make (it makes one buffer per
+// item, and all items back to back for a flat layout).
 func placeable(w *engine.Worker, items int) error {
-	c := w.Capabilities()
-	switch {
-	case items > 1 && c.Layout != protocol.LayoutPerItem:
-		return fmt.Errorf("pipeline: worker %s (%s) takes several media items only as one flat tensor: %w", w.URL(), w.Runtime(), engine.ErrUnsupportedParam)
-	case items > 0 && c.RawMedia:
-		return fmt.Errorf("pipeline: worker %s (%s) wants the raw media bytes: %w", w.URL(), w.Runtime(), engine.ErrUnsupportedParam)
+	if c := w.Capabilities(); items > 1 && c.Layout != protocol.LayoutPerItem && c.Layout != protocol.LayoutFlat {
+		return fmt.Errorf("pipeline: worker %s (%s) takes several media items in a layout this gateway does not place: %w", w.URL(), w.Runtime(), engine.ErrUnsupportedParam)
 	}
 	return nil
 }

@@ -59,6 +59,7 @@ func (p *Pipeline) Completion(ctx context.Context, req *server.CompletionRequest
 	if err != nil {
 		return nil, err
 	}
+	forWorker(&sp, w, a)
 	gr := &protocol.Request{ID: workerRequestID(rid), InputIDs: ids, Text: text, Stream: true, Sampling: sp}
 	log.Debug("completion", "model", model, "worker", w.URL(), "prompt_tokens", len(ids), "n", gr.Choices())
 
