@@ -148,7 +148,7 @@ func stopAll(t *testing.T, shm string, ps ...*proc) {
 func TestVLLMWorker(t *testing.T) {
 	shm := shmDir(t)
 	w, wp := startWorker(t, shm, "--protocol", "vllm")
-	url, gp := startGateway(t, shm, "--worker", w)
+	url, gp := startGateway(t, shm, "--worker", w, "--no-model") // model files from GetTokenizer
 	if ws := readyWorkers(t, url); len(ws) != 1 || ws[0].Runtime != "vllm" || !ws[0].Healthy {
 		t.Fatalf("ready: %+v", ws)
 	}
@@ -196,7 +196,7 @@ func TestVLLMWorker(t *testing.T) {
 func TestSGLangWorker(t *testing.T) {
 	shm := shmDir(t)
 	w, wp := startWorker(t, shm, "--protocol", "sglang")
-	url, gp := startGateway(t, shm, "--worker", w)
+	url, gp := startGateway(t, shm, "--worker", w, "--no-model") // model files from GetTokenizer
 	if ws := readyWorkers(t, url); len(ws) != 1 || ws[0].Runtime != "sglang" {
 		t.Fatalf("ready: %+v", ws)
 	}
