@@ -3,7 +3,6 @@ package refworker
 import (
 	"archive/zip"
 	"bytes"
-	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -90,12 +89,5 @@ func (s *Server) sendBundle(stream interface {
 			return err
 		}
 	}
-	return nil
-}
-
-// kvEvents accepts a KV-event subscription; the reference worker keeps no KV
-// cache, so no event is ever sent. The stream ends when the client leaves.
-func kvEvents(stream interface{ Context() context.Context }) error {
-	<-stream.Context().Done()
 	return nil
 }

@@ -8,6 +8,8 @@ import (
 
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
 )
 
 // Limits on what one request may ask for, as a real worker has them (vLLM's
@@ -74,6 +76,52 @@ type output interface {
 	finished(c *choice) error
 	// end: every choice has ended.
 	end(choices []*choice) error
+}
+
+// sender is an output by one of the two stream rules the protocols have.
+// TokenSpeed (lastStep false): a chunk per step when streaming, and at the
+// end one complete per choice with all its tokens. vLLM and SGLang
+// (lastStep true): streaming, a chunk per step and, as a choice finishes,
+// a complete built from that last step; without stream, at the end one
+// complete per choice with all its tokens, numbered by index (nil: the
+// choice's index). chunk and complete build the protocol's messages.
+type sender[R any] struct {
+	send     func(*R) error
+	p        *params
+	lastStep bool
+	index    func(*choice) uint32
+	chunk    func(c *choice) *R
+	complete func(c *choice, ids []uint32, index uint32) *R
+}
+
+func (o *sender[R]) step(c *choice) error {
+	if !o.p.stream {
+		return nil
+	}
+	return o.send(o.chunk(c))
+}
+
+func (o *sender[R]) finished(c *choice) error {
+	if !o.p.stream || !o.lastStep {
+		return nil
+	}
+	return o.send(o.complete(c, c.last, c.index))
+}
+
+func (o *sender[R]) end(choices []*choice) error {
+	if o.p.stream && o.lastStep {
+		return nil
+	}
+	for _, c := range choices {
+		index := c.index
+		if o.index != nil {
+			index = o.index(c)
+		}
+		if err := o.send(o.complete(c, c.out, index)); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // generate streams the reply to ids (what the worker received, items) for
@@ -225,29 +273,49 @@ func (s *Server) stopString(c *choice) bool {
 	return false
 }
 
-// buildLogprobs makes a protocol's output log-probabilities of ids with
-// deterministic stand-in values: the chosen token has probability 0.9 and
-// the top alternatives after it 0.05, 0.025, ... (ids above the chosen
-// one). newTop and newOut build the protocol's messages.
-func buildLogprobs[O, T any](ids []uint32, top int, newTop func(ids []uint32, vals []float32) T, newOut func(ids []uint32, vals []float32, tops []T) O) O {
-	vals := make([]float32, len(ids))
-	var tops []T
-	for k, id := range ids {
-		vals[k] = float32(math.Log(0.9))
+// logprobsOf fills out, an empty OutputLogProbs message of the request's
+// protocol (the protocols name its fields alike), with deterministic
+// stand-in log-probabilities of ids: the chosen token has probability 0.9
+// and the top alternatives after it 0.05, 0.025, ... (ids above the chosen
+// one).
+func logprobsOf[M proto.Message](out M, ids []uint32, top int) M {
+	m := out.ProtoReflect()
+	f := m.Descriptor().Fields()
+	idList, vals, tops := m.Mutable(f.ByName("token_ids")).List(), m.Mutable(f.ByName("token_logprobs")).List(), m.Mutable(f.ByName("top_logprobs")).List()
+	for _, id := range ids {
+		idList.Append(protoreflect.ValueOfUint32(id))
+		vals.Append(protoreflect.ValueOfFloat32(float32(math.Log(0.9))))
 		if top <= 0 {
 			continue
 		}
-		tids, tvals := make([]uint32, top), make([]float32, top)
+		t := tops.NewElement().Message()
+		tf := t.Descriptor().Fields()
+		tids, tvals := t.Mutable(tf.ByName("token_ids")).List(), t.Mutable(tf.ByName("values")).List()
 		p := 0.9
 		for j := range top {
-			tids[j], tvals[j] = id+uint32(j), float32(math.Log(p))
+			tids.Append(protoreflect.ValueOfUint32(id + uint32(j)))
+			tvals.Append(protoreflect.ValueOfFloat32(float32(math.Log(p))))
 			if j == 0 {
 				p = 0.05
 			} else {
 				p /= 2
 			}
 		}
-		tops = append(tops, newTop(tids, tvals))
+		tops.Append(protoreflect.ValueOfMessage(t))
 	}
-	return newOut(ids, vals, tops)
+	return out
+}
+
+// setMatched sets a GenerateComplete's matched stop (the protocols name its
+// oneof members alike): the stop string, else the stop token (an
+// end-of-sequence only with eos set: vLLM reports none for it).
+func setMatched(done proto.Message, c *choice, eos bool) {
+	m := done.ProtoReflect()
+	f := m.Descriptor().Fields()
+	switch {
+	case c.stopStr != "":
+		m.Set(f.ByName("matched_stop_str"), protoreflect.ValueOfString(c.stopStr))
+	case c.stopID != nil && (eos || !c.eos):
+		m.Set(f.ByName("matched_token_id"), protoreflect.ValueOfUint32(*c.stopID))
+	}
 }

@@ -210,6 +210,30 @@ func (s *Server) abort(rid, sep, reason string) int {
 	return n
 }
 
+// run answers a Generate call its protocol's layer has checked and mapped:
+// the limits and admission, the reading of its media (read; discard drops
+// them when the request is refused before), and the generation through
+// out.
+func (s *Server) run(stream interface{ Context() context.Context }, rid string, ids []uint32, media bool, read func() ([]received, error), discard func(), p *params, out output) error {
+	ctx, cancel := context.WithCancel(stream.Context())
+	defer cancel()
+	if err := p.checkLimits(); err != nil {
+		discard()
+		return err
+	}
+	done, err := s.admit(rid, ids, cancel)
+	if err != nil {
+		discard()
+		return err
+	}
+	defer done()
+	var items []received
+	if err := s.encode(ctx, media, func() (err error) { items, err = read(); return err }, discard); err != nil {
+		return err
+	}
+	return s.generate(ctx, stream.Context(), ids, items, p, out)
+}
+
 // encode runs read (the reading and checking of a request's tensors)
 // through Options.Encode when there is one and the request has media. A
 // request cancelled while it waits for its turn fails with its context's

@@ -123,20 +123,27 @@ func (e *env) generate(t *testing.T, req *schedulerpb.GenerateRequest) (*result,
 		return nil, err
 	}
 	r := &result{chunks: map[uint32][]uint32{}, complete: map[uint32]*schedulerpb.GenerateComplete{}}
-	for {
-		resp, err := st.Recv()
-		if errors.Is(err, io.EOF) {
-			return r, nil
-		}
-		if err != nil {
-			return nil, err
-		}
+	return r, drain(st, func(resp *schedulerpb.GenerateResponse) {
 		if c := resp.GetChunk(); c != nil {
 			r.chunks[c.GetIndex()] = append(r.chunks[c.GetIndex()], c.GetTokenIds()...)
 		}
 		if c := resp.GetComplete(); c != nil {
 			r.complete[c.GetIndex()] = c
 		}
+	})
+}
+
+// drain reads a stream to its end, passing each message to each.
+func drain[R any](st grpc.ServerStreamingClient[R], each func(*R)) error {
+	for {
+		r, err := st.Recv()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		each(r)
 	}
 }
 

@@ -9,7 +9,6 @@ import (
 	"google.golang.org/protobuf/types/known/structpb"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
-	commonpb "github.com/mmgate/mmgate/proto/common"
 	sglangpb "github.com/mmgate/mmgate/proto/sglang"
 )
 
@@ -25,20 +24,21 @@ import (
 // a chunk and a complete with the same tokens; without stream, completes
 // that all say index 0.
 type SGLangServer struct {
+	sglangBase
+	rpcs
+}
+
+type sglangBase struct {
 	sglangpb.UnimplementedSglangSchedulerServer
-	s *Server
 }
 
 func registerSGLang(g *grpc.Server, s *Server) {
-	sglangpb.RegisterSglangSchedulerServer(g, &SGLangServer{s: s})
+	sglangpb.RegisterSglangSchedulerServer(g, &SGLangServer{rpcs: rpcs{s}})
 }
 
 // Generate checks and reads the request's images, then streams the
 // description.
 func (x *SGLangServer) Generate(req *sglangpb.GenerateRequest, stream sglangpb.SglangScheduler_GenerateServer) error {
-	s := x.s
-	ctx, cancel := context.WithCancel(stream.Context())
-	defer cancel()
 	sp := req.GetSamplingParams()
 	p := &params{
 		stream: req.GetStream(), n: int(sp.GetN()), minNew: int(sp.GetMinNewTokens()),
@@ -48,25 +48,17 @@ func (x *SGLangServer) Generate(req *sglangpb.GenerateRequest, stream sglangpb.S
 		m := int(sp.GetMaxNewTokens())
 		p.maxNew = &m
 	}
-	if err := checkSGLang(req, p); err != nil {
+	if err := checkSGLang(req); err != nil {
 		return err
 	}
 	ids := req.GetTokenized().GetInputIds()
-	done, err := s.admit(req.GetRequestId(), ids, cancel)
-	if err != nil {
-		return err
-	}
-	defer done()
-	var items []received
-	read := func() (err error) { items, err = x.readMM(req.GetMmInputs(), ids); return err }
-	if err := s.encode(ctx, req.GetMmInputs() != nil, read, func() {}); err != nil {
-		return err
-	}
-	return s.generate(ctx, stream.Context(), ids, items, p, &sglangOut{stream: stream, rid: req.GetRequestId(), p: p, prompt: uint32(len(ids))})
+	out := sglangOut(stream, req.GetRequestId(), p, uint32(len(ids)))
+	// Inline tensors only: nothing to discard on a refusal.
+	return x.s.run(stream, req.GetRequestId(), ids, req.GetMmInputs() != nil, func() ([]received, error) { return x.readMM(req.GetMmInputs(), ids) }, func() {}, p, out)
 }
 
 // checkSGLang refuses what SGLang's gRPC path would mishandle.
-func checkSGLang(req *sglangpb.GenerateRequest, p *params) error {
+func checkSGLang(req *sglangpb.GenerateRequest) error {
 	sp := req.GetSamplingParams()
 	switch {
 	case req.GetTokenized() == nil:
@@ -84,71 +76,31 @@ func checkSGLang(req *sglangpb.GenerateRequest, p *params) error {
 	case req.GetMmInputs() != nil && req.GetMmInputs().GetPixelValues() == nil:
 		return status.Error(codes.InvalidArgument, "mm_inputs without pixel_values: SGLang would ignore the images")
 	}
-	return p.checkLimits()
-}
-
-// sglangOut sends a generation as SGLang's servicer does.
-type sglangOut struct {
-	stream sglangpb.SglangScheduler_GenerateServer
-	rid    string
-	p      *params
-	prompt uint32
-}
-
-func (o *sglangOut) step(c *choice) error {
-	if !o.p.stream {
-		return nil
-	}
-	chunk := &sglangpb.GenerateStreamChunk{TokenIds: c.last, PromptTokens: o.prompt, CompletionTokens: uint32(len(c.out)), Index: c.index}
-	if o.p.logprobs {
-		chunk.OutputLogprobs = sglangLogprobs(c.last, o.p.top)
-	}
-	return o.stream.Send(&sglangpb.GenerateResponse{RequestId: o.rid, Response: &sglangpb.GenerateResponse_Chunk{Chunk: chunk}})
-}
-
-// finished: streaming, a complete with the last step's tokens.
-func (o *sglangOut) finished(c *choice) error {
-	if !o.p.stream {
-		return nil
-	}
-	return o.complete(c, c.last, c.index)
-}
-
-// end: without stream, one complete per choice, all with index 0.
-func (o *sglangOut) end(choices []*choice) error {
-	if o.p.stream {
-		return nil
-	}
-	for _, c := range choices {
-		if err := o.complete(c, c.out, 0); err != nil {
-			return err
-		}
-	}
 	return nil
 }
 
-func (o *sglangOut) complete(c *choice, ids []uint32, index uint32) error {
-	done := &sglangpb.GenerateComplete{OutputIds: ids, FinishReason: c.finish, PromptTokens: o.prompt, CompletionTokens: uint32(len(c.out)), Index: index}
-	switch {
-	case c.stopID != nil:
-		done.MatchedStop = &sglangpb.GenerateComplete_MatchedTokenId{MatchedTokenId: *c.stopID}
-	case c.stopStr != "":
-		done.MatchedStop = &sglangpb.GenerateComplete_MatchedStopStr{MatchedStopStr: c.stopStr}
-	}
-	if o.p.logprobs {
-		done.OutputLogprobs = sglangLogprobs(ids, o.p.top)
-	}
-	return o.stream.Send(&sglangpb.GenerateResponse{RequestId: o.rid, Response: &sglangpb.GenerateResponse_Complete{Complete: done}})
-}
-
-func sglangLogprobs(ids []uint32, top int) *sglangpb.OutputLogProbs {
-	return buildLogprobs(ids, top,
-		func(ids []uint32, vals []float32) *sglangpb.TopLogProbs {
-			return &sglangpb.TopLogProbs{TokenIds: ids, Values: vals}
+// sglangOut sends a generation as SGLang's servicer does: chunks with each
+// step's tokens and the running count; a chunk and then a complete with the
+// same tokens for the last step; without stream, completes that all say
+// index 0.
+func sglangOut(stream sglangpb.SglangScheduler_GenerateServer, rid string, p *params, prompt uint32) output {
+	return &sender[sglangpb.GenerateResponse]{send: stream.Send, p: p, lastStep: true,
+		index: func(*choice) uint32 { return 0 },
+		chunk: func(c *choice) *sglangpb.GenerateResponse {
+			chunk := &sglangpb.GenerateStreamChunk{TokenIds: c.last, PromptTokens: prompt, CompletionTokens: uint32(len(c.out)), Index: c.index}
+			if p.logprobs {
+				chunk.OutputLogprobs = logprobsOf(&sglangpb.OutputLogProbs{}, c.last, p.top)
+			}
+			return &sglangpb.GenerateResponse{RequestId: rid, Response: &sglangpb.GenerateResponse_Chunk{Chunk: chunk}}
 		},
-		func(ids []uint32, vals []float32, tops []*sglangpb.TopLogProbs) *sglangpb.OutputLogProbs {
-			return &sglangpb.OutputLogProbs{TokenIds: ids, TokenLogprobs: vals, TopLogprobs: tops}
-		})
+		complete: func(c *choice, ids []uint32, index uint32) *sglangpb.GenerateResponse {
+			done := &sglangpb.GenerateComplete{OutputIds: ids, FinishReason: c.finish, PromptTokens: prompt, CompletionTokens: uint32(len(c.out)), Index: index}
+			setMatched(done, c, true)
+			if p.logprobs {
+				done.OutputLogprobs = logprobsOf(&sglangpb.OutputLogProbs{}, ids, p.top)
+			}
+			return &sglangpb.GenerateResponse{RequestId: rid, Response: &sglangpb.GenerateResponse_Complete{Complete: done}}
+		}}
 }
 
 // Abort cancels the request.
@@ -197,36 +149,7 @@ func (x *SGLangServer) GetServerInfo(context.Context, *sglangpb.GetServerInfoReq
 
 // GetLoads reports the running requests.
 func (x *SGLangServer) GetLoads(context.Context, *sglangpb.GetLoadsRequest) (*sglangpb.GetLoadsResponse, error) {
-	s := x.s
-	n := int32(s.InFlight())
-	return &sglangpb.GetLoadsResponse{
-		Timestamp: s.now(), Version: s.opts.Version, DpRankCount: 1,
-		Loads:     []*sglangpb.SchedulerLoad{{NumRunningReqs: n, NumTotalReqs: n, MaxTotalNumTokens: int32(s.model.ContextLength)}},
-		Aggregate: &sglangpb.AggregateMetrics{TotalRunningReqs: n, TotalReqs: n},
-	}, nil
-}
-
-// FlushCache has no cache to flush.
-func (x *SGLangServer) FlushCache(context.Context, *commonpb.FlushCacheRequest) (*commonpb.FlushCacheResponse, error) {
-	return flushed(), nil
-}
-
-// StartProfile and StopProfile have nothing to profile.
-func (x *SGLangServer) StartProfile(context.Context, *commonpb.StartProfileRequest) (*commonpb.ProfileResponse, error) {
-	return noProfile(), nil
-}
-
-// StopProfile: see StartProfile.
-func (x *SGLangServer) StopProfile(context.Context, *commonpb.StopProfileRequest) (*commonpb.ProfileResponse, error) {
-	return noProfile(), nil
-}
-
-// GetTokenizer streams the model folder's bundle.
-func (x *SGLangServer) GetTokenizer(_ *commonpb.GetTokenizerRequest, stream sglangpb.SglangScheduler_GetTokenizerServer) error {
-	return x.s.sendBundle(stream)
-}
-
-// SubscribeKvEvents: see kvEvents.
-func (x *SGLangServer) SubscribeKvEvents(_ *commonpb.SubscribeKvEventsRequest, stream sglangpb.SglangScheduler_SubscribeKvEventsServer) error {
-	return kvEvents(stream)
+	out := &sglangpb.GetLoadsResponse{}
+	x.s.loads(out)
+	return out, nil
 }

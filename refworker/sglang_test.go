@@ -2,8 +2,6 @@ package refworker
 
 import (
 	"context"
-	"errors"
-	"io"
 	"strings"
 	"testing"
 
@@ -34,14 +32,7 @@ func sglangGenerate(t *testing.T, c sglangpb.SglangSchedulerClient, req *sglangp
 		return nil, err
 	}
 	r := &sglangResult{tokens: map[uint32][]uint32{}, last: map[uint32][]uint32{}}
-	for {
-		resp, err := st.Recv()
-		if errors.Is(err, io.EOF) {
-			return r, nil
-		}
-		if err != nil {
-			return nil, err
-		}
+	return r, drain(st, func(resp *sglangpb.GenerateResponse) {
 		if ch := resp.GetChunk(); ch != nil {
 			r.tokens[ch.GetIndex()] = append(r.tokens[ch.GetIndex()], ch.GetTokenIds()...)
 			r.last[ch.GetIndex()] = ch.GetTokenIds()
@@ -52,7 +43,7 @@ func sglangGenerate(t *testing.T, c sglangpb.SglangSchedulerClient, req *sglangp
 		if done := resp.GetComplete(); done != nil {
 			r.complete = append(r.complete, done)
 		}
-	}
+	})
 }
 
 // TestSGLangImages: the whole-batch item the gateway's SGLang encoder

@@ -21,12 +21,16 @@ import (
 // modality, and for each choice a complete repeating every token it
 // streamed.
 type TokenSpeedServer struct {
+	tokenSpeedBase
+	rpcs
+}
+
+type tokenSpeedBase struct {
 	schedulerpb.UnimplementedTokenSpeedSchedulerServer
-	s *Server
 }
 
 // TokenSpeed returns the worker's TokenSpeed service (to register or wrap).
-func (s *Server) TokenSpeed() *TokenSpeedServer { return &TokenSpeedServer{s: s} }
+func (s *Server) TokenSpeed() *TokenSpeedServer { return &TokenSpeedServer{rpcs: rpcs{s}} }
 
 func registerTokenSpeed(g *grpc.Server, s *Server) {
 	schedulerpb.RegisterTokenSpeedSchedulerServer(g, s.TokenSpeed())
@@ -36,9 +40,6 @@ func registerTokenSpeed(g *grpc.Server, s *Server) {
 // description text token by token (stream=true: chunks, then one complete
 // per choice) or answers once per choice (stream=false).
 func (t *TokenSpeedServer) Generate(req *schedulerpb.GenerateRequest, stream schedulerpb.TokenSpeedScheduler_GenerateServer) error {
-	s := t.s
-	ctx, cancel := context.WithCancel(stream.Context())
-	defer cancel()
 	mm := req.GetMmInputs().GetItems()
 	ids := req.GetTokenized().GetInputIds()
 	sp := req.GetSamplingParams()
@@ -51,74 +52,30 @@ func (t *TokenSpeedServer) Generate(req *schedulerpb.GenerateRequest, stream sch
 		m := int(sp.GetMaxNewTokens())
 		p.maxNew = &m
 	}
-	if err := p.checkLimits(); err != nil {
-		t.discard(mm)
-		return err
-	}
-	done, err := s.admit(req.GetRequestId(), ids, cancel)
-	if err != nil {
-		t.discard(mm)
-		return err
-	}
-	defer done()
-	var items []received
-	read := func() (err error) { items, err = t.readItems(mm, ids); return err }
-	if err := s.encode(ctx, len(mm) > 0, read, func() { t.discard(mm) }); err != nil {
-		return err
-	}
-	return s.generate(ctx, stream.Context(), ids, items, p, &tokenSpeedOut{stream: stream, rid: req.GetRequestId(), p: p, prompt: uint32(len(ids))})
+	out := tokenSpeedOut(stream, req.GetRequestId(), p, uint32(len(ids)))
+	return t.s.run(stream, req.GetRequestId(), ids, len(mm) > 0, func() ([]received, error) { return t.readItems(mm, ids) }, func() { t.discard(mm) }, p, out)
 }
 
 // tokenSpeedOut sends a generation as TokenSpeed does: a chunk per token
 // when streaming, and at the end one complete per choice with all its
 // tokens.
-type tokenSpeedOut struct {
-	stream schedulerpb.TokenSpeedScheduler_GenerateServer
-	rid    string
-	p      *params
-	prompt uint32
-}
-
-func (o *tokenSpeedOut) step(c *choice) error {
-	if !o.p.stream {
-		return nil
-	}
-	chunk := &schedulerpb.GenerateStreamChunk{TokenIds: c.last, PromptTokens: o.prompt, CompletionTokens: uint32(len(c.out)), Index: c.index}
-	if o.p.logprobs {
-		chunk.OutputLogprobs = tokenSpeedLogprobs(c.last, o.p.top)
-	}
-	return o.stream.Send(&schedulerpb.GenerateResponse{RequestId: o.rid, Response: &schedulerpb.GenerateResponse_Chunk{Chunk: chunk}})
-}
-
-func (o *tokenSpeedOut) finished(*choice) error { return nil }
-
-func (o *tokenSpeedOut) end(choices []*choice) error {
-	for _, c := range choices {
-		done := &schedulerpb.GenerateComplete{OutputIds: c.out, FinishReason: c.finish, PromptTokens: o.prompt, CompletionTokens: uint32(len(c.out)), Index: c.index}
-		switch {
-		case c.stopID != nil:
-			done.MatchedStop = &schedulerpb.GenerateComplete_MatchedTokenId{MatchedTokenId: *c.stopID}
-		case c.stopStr != "":
-			done.MatchedStop = &schedulerpb.GenerateComplete_MatchedStopStr{MatchedStopStr: c.stopStr}
-		}
-		if o.p.logprobs {
-			done.OutputLogprobs = tokenSpeedLogprobs(c.out, o.p.top)
-		}
-		if err := o.stream.Send(&schedulerpb.GenerateResponse{RequestId: o.rid, Response: &schedulerpb.GenerateResponse_Complete{Complete: done}}); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-func tokenSpeedLogprobs(ids []uint32, top int) *schedulerpb.OutputLogProbs {
-	return buildLogprobs(ids, top,
-		func(ids []uint32, vals []float32) *schedulerpb.TopLogProbs {
-			return &schedulerpb.TopLogProbs{TokenIds: ids, Values: vals}
+func tokenSpeedOut(stream schedulerpb.TokenSpeedScheduler_GenerateServer, rid string, p *params, prompt uint32) output {
+	return &sender[schedulerpb.GenerateResponse]{send: stream.Send, p: p,
+		chunk: func(c *choice) *schedulerpb.GenerateResponse {
+			chunk := &schedulerpb.GenerateStreamChunk{TokenIds: c.last, PromptTokens: prompt, CompletionTokens: uint32(len(c.out)), Index: c.index}
+			if p.logprobs {
+				chunk.OutputLogprobs = logprobsOf(&schedulerpb.OutputLogProbs{}, c.last, p.top)
+			}
+			return &schedulerpb.GenerateResponse{RequestId: rid, Response: &schedulerpb.GenerateResponse_Chunk{Chunk: chunk}}
 		},
-		func(ids []uint32, vals []float32, tops []*schedulerpb.TopLogProbs) *schedulerpb.OutputLogProbs {
-			return &schedulerpb.OutputLogProbs{TokenIds: ids, TokenLogprobs: vals, TopLogprobs: tops}
-		})
+		complete: func(c *choice, ids []uint32, index uint32) *schedulerpb.GenerateResponse {
+			done := &schedulerpb.GenerateComplete{OutputIds: ids, FinishReason: c.finish, PromptTokens: prompt, CompletionTokens: uint32(len(ids)), Index: index}
+			setMatched(done, c, true)
+			if p.logprobs {
+				done.OutputLogprobs = logprobsOf(&schedulerpb.OutputLogProbs{}, ids, p.top)
+			}
+			return &schedulerpb.GenerateResponse{RequestId: rid, Response: &schedulerpb.GenerateResponse_Complete{Complete: done}}
+		}}
 }
 
 // readItems reads every multimodal item (which unlinks shm segments) and
@@ -277,38 +234,9 @@ func (t *TokenSpeedServer) GetServerInfo(context.Context, *schedulerpb.GetServer
 	}, nil
 }
 
-// GetLoads reports the real number of running requests.
+// GetLoads reports the running requests.
 func (t *TokenSpeedServer) GetLoads(context.Context, *schedulerpb.GetLoadsRequest) (*schedulerpb.GetLoadsResponse, error) {
-	s := t.s
-	n := int32(s.InFlight())
-	return &schedulerpb.GetLoadsResponse{
-		Timestamp: s.now(), Version: s.opts.Version, DpRankCount: 1,
-		Loads:     []*schedulerpb.SchedulerLoad{{NumRunningReqs: n, NumTotalReqs: n, MaxTotalNumTokens: int32(s.model.ContextLength)}},
-		Aggregate: &schedulerpb.AggregateMetrics{TotalRunningReqs: n, TotalReqs: n},
-	}, nil
-}
-
-// FlushCache has no cache to flush.
-func (t *TokenSpeedServer) FlushCache(context.Context, *commonpb.FlushCacheRequest) (*commonpb.FlushCacheResponse, error) {
-	return flushed(), nil
-}
-
-// StartProfile and StopProfile have nothing to profile.
-func (t *TokenSpeedServer) StartProfile(context.Context, *commonpb.StartProfileRequest) (*commonpb.ProfileResponse, error) {
-	return noProfile(), nil
-}
-
-// StopProfile: see StartProfile.
-func (t *TokenSpeedServer) StopProfile(context.Context, *commonpb.StopProfileRequest) (*commonpb.ProfileResponse, error) {
-	return noProfile(), nil
-}
-
-// GetTokenizer streams the model folder's bundle.
-func (t *TokenSpeedServer) GetTokenizer(_ *commonpb.GetTokenizerRequest, stream schedulerpb.TokenSpeedScheduler_GetTokenizerServer) error {
-	return t.s.sendBundle(stream)
-}
-
-// SubscribeKvEvents: see Server.kvEvents.
-func (t *TokenSpeedServer) SubscribeKvEvents(_ *commonpb.SubscribeKvEventsRequest, stream schedulerpb.TokenSpeedScheduler_SubscribeKvEventsServer) error {
-	return kvEvents(stream)
+	out := &schedulerpb.GetLoadsResponse{}
+	t.s.loads(out)
+	return out, nil
 }

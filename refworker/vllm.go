@@ -7,7 +7,6 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
-	commonpb "github.com/mmgate/mmgate/proto/common"
 	vllmpb "github.com/mmgate/mmgate/proto/vllm"
 )
 
@@ -22,18 +21,22 @@ import (
 // once and unlinked. It answers with a chunk per step and sequence (that
 // step's tokens) and, when a sequence ends, a complete repeating that step.
 type VLLMServer struct {
-	vllmpb.UnimplementedVllmEngineServer
-	s *Server
+	vllmBase
+	rpcs
 }
 
-func registerVLLM(g *grpc.Server, s *Server) { vllmpb.RegisterVllmEngineServer(g, &VLLMServer{s: s}) }
+type vllmBase struct {
+	vllmpb.UnimplementedVllmEngineServer
+}
+
+func registerVLLM(g *grpc.Server, s *Server) {
+	vllmpb.RegisterVllmEngineServer(g, &VLLMServer{rpcs: rpcs{s}})
+}
 
 // Generate checks and reads the request's media, then streams the
 // description.
 func (v *VLLMServer) Generate(req *vllmpb.GenerateRequest, stream vllmpb.VllmEngine_GenerateServer) error {
 	s := v.s
-	ctx, cancel := context.WithCancel(stream.Context())
-	defer cancel()
 	mm := req.GetMmInputs()
 	ids := req.GetTokenized().GetInputIds()
 	if req.GetTokenized() == nil {
@@ -48,27 +51,17 @@ func (v *VLLMServer) Generate(req *vllmpb.GenerateRequest, stream vllmpb.VllmEng
 		m := int(sp.GetMaxTokens())
 		p.maxNew = &m
 	}
-	if err := v.checkMM(req, p); err != nil {
+	if err := checkMM(req); err != nil {
 		v.discard(mm)
 		return err
 	}
-	done, err := s.admit(req.GetRequestId(), ids, cancel)
-	if err != nil {
-		v.discard(mm)
-		return err
-	}
-	defer done()
-	var items []received
-	read := func() (err error) { items, err = v.readMM(mm, ids); return err }
-	if err := s.encode(ctx, mm != nil, read, func() { v.discard(mm) }); err != nil {
-		return err
-	}
-	return s.generate(ctx, stream.Context(), ids, items, p, &vllmOut{stream: stream, p: p, prompt: uint32(len(ids))})
+	out := vllmOut(stream, p, uint32(len(ids)))
+	return s.run(stream, req.GetRequestId(), ids, mm != nil, func() ([]received, error) { return v.readMM(mm, ids) }, func() { v.discard(mm) }, p, out)
 }
 
-// checkMM refuses what the real servicer would silently ignore (media
-// without pixel_values, or with a text prompt) and requests over the limits.
-func (v *VLLMServer) checkMM(req *vllmpb.GenerateRequest, p *params) error {
+// checkMM refuses what the real servicer would silently ignore: media
+// without pixel_values, or with a text prompt.
+func checkMM(req *vllmpb.GenerateRequest) error {
 	if mm := req.GetMmInputs(); mm != nil {
 		switch {
 		case mm.GetPixelValues() == nil:
@@ -77,69 +70,29 @@ func (v *VLLMServer) checkMM(req *vllmpb.GenerateRequest, p *params) error {
 			return status.Error(codes.InvalidArgument, "mm_inputs with a text prompt: vLLM takes preprocessed media only with a tokenized prompt")
 		}
 	}
-	return p.checkLimits()
-}
-
-// vllmOut sends a generation as vLLM's servicer does.
-type vllmOut struct {
-	stream vllmpb.VllmEngine_GenerateServer
-	p      *params
-	prompt uint32
-}
-
-func (o *vllmOut) step(c *choice) error {
-	if !o.p.stream {
-		return nil
-	}
-	chunk := &vllmpb.GenerateStreamChunk{TokenIds: c.last, PromptTokens: o.prompt, CompletionTokens: uint32(len(c.last)), Index: c.index}
-	if o.p.logprobs {
-		chunk.OutputLogprobs = vllmLogprobs(c.last, o.p.top)
-	}
-	return o.stream.Send(&vllmpb.GenerateResponse{Response: &vllmpb.GenerateResponse_Chunk{Chunk: chunk}})
-}
-
-// finished: streaming, the complete is built from the last step's output.
-func (o *vllmOut) finished(c *choice) error {
-	if !o.p.stream {
-		return nil
-	}
-	return o.complete(c, c.last)
-}
-
-func (o *vllmOut) end(choices []*choice) error {
-	if o.p.stream {
-		return nil
-	}
-	for _, c := range choices {
-		if err := o.complete(c, c.out); err != nil {
-			return err
-		}
-	}
 	return nil
 }
 
-func (o *vllmOut) complete(c *choice, ids []uint32) error {
-	done := &vllmpb.GenerateComplete{OutputIds: ids, FinishReason: c.finish, PromptTokens: o.prompt, CompletionTokens: uint32(len(ids)), Index: c.index}
-	switch {
-	case c.stopStr != "":
-		done.MatchedStop = &vllmpb.GenerateComplete_MatchedStopStr{MatchedStopStr: c.stopStr}
-	case c.stopID != nil && !c.eos: // vLLM reports no stop reason for EOS
-		done.MatchedStop = &vllmpb.GenerateComplete_MatchedTokenId{MatchedTokenId: *c.stopID}
-	}
-	if o.p.logprobs {
-		done.OutputLogprobs = vllmLogprobs(ids, o.p.top)
-	}
-	return o.stream.Send(&vllmpb.GenerateResponse{Response: &vllmpb.GenerateResponse_Complete{Complete: done}})
-}
-
-func vllmLogprobs(ids []uint32, top int) *vllmpb.OutputLogProbs {
-	return buildLogprobs(ids, top,
-		func(ids []uint32, vals []float32) *vllmpb.TopLogProbs {
-			return &vllmpb.TopLogProbs{TokenIds: ids, Values: vals}
+// vllmOut sends a generation as vLLM's servicer does: chunks with each
+// step's tokens and count; a complete built from the step that ended the
+// sequence (no matched stop for an end-of-sequence).
+func vllmOut(stream vllmpb.VllmEngine_GenerateServer, p *params, prompt uint32) output {
+	return &sender[vllmpb.GenerateResponse]{send: stream.Send, p: p, lastStep: true,
+		chunk: func(c *choice) *vllmpb.GenerateResponse {
+			chunk := &vllmpb.GenerateStreamChunk{TokenIds: c.last, PromptTokens: prompt, CompletionTokens: uint32(len(c.last)), Index: c.index}
+			if p.logprobs {
+				chunk.OutputLogprobs = logprobsOf(&vllmpb.OutputLogProbs{}, c.last, p.top)
+			}
+			return &vllmpb.GenerateResponse{Response: &vllmpb.GenerateResponse_Chunk{Chunk: chunk}}
 		},
-		func(ids []uint32, vals []float32, tops []*vllmpb.TopLogProbs) *vllmpb.OutputLogProbs {
-			return &vllmpb.OutputLogProbs{TokenIds: ids, TokenLogprobs: vals, TopLogprobs: tops}
-		})
+		complete: func(c *choice, ids []uint32, index uint32) *vllmpb.GenerateResponse {
+			done := &vllmpb.GenerateComplete{OutputIds: ids, FinishReason: c.finish, PromptTokens: prompt, CompletionTokens: uint32(len(ids)), Index: index}
+			setMatched(done, c, false)
+			if p.logprobs {
+				done.OutputLogprobs = logprobsOf(&vllmpb.OutputLogProbs{}, ids, p.top)
+			}
+			return &vllmpb.GenerateResponse{Response: &vllmpb.GenerateResponse_Complete{Complete: done}}
+		}}
 }
 
 // Abort cancels each listed request.
@@ -172,19 +125,9 @@ func (v *VLLMServer) GetServerInfo(context.Context, *vllmpb.GetServerInfoRequest
 	return &vllmpb.GetServerInfoResponse{DataParallelSize: 1, ShmNamespaceId: v.s.reader.NamespaceID()}, nil
 }
 
-// GetLoads reports the running requests on one rank.
+// GetLoads reports the running requests.
 func (v *VLLMServer) GetLoads(context.Context, *vllmpb.GetLoadsRequest) (*vllmpb.GetLoadsResponse, error) {
-	n := int32(v.s.InFlight())
-	return &vllmpb.GetLoadsResponse{Timestamp: v.s.now(), Version: v.s.opts.Version, DpRankCount: 1,
-		Loads: []*vllmpb.SchedulerLoad{{NumRunningReqs: n, NumTotalReqs: n}}}, nil
-}
-
-// GetTokenizer streams the model folder's bundle.
-func (v *VLLMServer) GetTokenizer(_ *commonpb.GetTokenizerRequest, stream vllmpb.VllmEngine_GetTokenizerServer) error {
-	return v.s.sendBundle(stream)
-}
-
-// SubscribeKvEvents: see kvEvents.
-func (v *VLLMServer) SubscribeKvEvents(_ *commonpb.SubscribeKvEventsRequest, stream vllmpb.VllmEngine_SubscribeKvEventsServer) error {
-	return kvEvents(stream)
+	out := &vllmpb.GetLoadsResponse{}
+	v.s.loads(out)
+	return out, nil
 }

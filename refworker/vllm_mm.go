@@ -4,7 +4,6 @@ import (
 	"github.com/mmgate/mmgate/engine/smgwire"
 	commonpb "github.com/mmgate/mmgate/proto/common"
 	vllmpb "github.com/mmgate/mmgate/proto/vllm"
-	"github.com/mmgate/mmgate/shm"
 	"github.com/mmgate/mmgate/tensor"
 	"github.com/mmgate/mmgate/vision"
 )
@@ -42,7 +41,7 @@ func (v *VLLMServer) readMM(mm *vllmpb.MultimodalInputs, ids []uint32) ([]receiv
 			// Refused before it is read: its file stays for the gateway.
 			return nil, invalid("Unsupported proto tensor dtype: %q (%s)", td.GetDtype(), name)
 		}
-		vw, err := v.s.readTensor(name, vllmWire(td))
+		vw, err := v.s.readTensor(name, smgwire.Wire(td))
 		if err != nil {
 			return nil, readStatus(err)
 		}
@@ -109,30 +108,14 @@ func vllmModality(m commonpb.Modality) vision.Modality {
 	return mod
 }
 
-// vllmWire is td as the shm reader takes it.
-func vllmWire(td *vllmpb.TensorData) shm.Wire {
-	w := shm.Wire{DType: td.GetDtype(), Shape: td.GetShape()}
-	switch p := td.GetPayload().(type) {
-	case *vllmpb.TensorData_Inline:
-		w.Kind, w.Inline = shm.InlinePayload, p.Inline
-	case *vllmpb.TensorData_Shm:
-		if p.Shm != nil {
-			w.Kind, w.Shm = shm.ShmPayload, smgwire.HandleIn(p.Shm)
-		}
-	case *vllmpb.TensorData_Remote:
-		w.Kind, w.Other = shm.OtherPayload, "remote"
-	}
-	return w
-}
-
 // discard reads and drops every shm tensor of mm (a request refused before
 // its media were read).
 func (v *VLLMServer) discard(mm *vllmpb.MultimodalInputs) {
 	if mm == nil {
 		return
 	}
-	v.s.drop(vllmWire(mm.GetPixelValues()))
+	v.s.drop(smgwire.Wire(mm.GetPixelValues()))
 	for _, name := range sortedKeys(mm.GetModelSpecificTensors()) {
-		v.s.drop(vllmWire(mm.GetModelSpecificTensors()[name]))
+		v.s.drop(smgwire.Wire(mm.GetModelSpecificTensors()[name]))
 	}
 }

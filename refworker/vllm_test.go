@@ -2,8 +2,6 @@ package refworker
 
 import (
 	"context"
-	"errors"
-	"io"
 	"os"
 	"slices"
 	"strings"
@@ -44,14 +42,7 @@ func vllmGenerate(t *testing.T, c vllmpb.VllmEngineClient, req *vllmpb.GenerateR
 		return nil, err
 	}
 	r := &vllmResult{tokens: map[uint32][]uint32{}, last: map[uint32][]uint32{}, complete: map[uint32]*vllmpb.GenerateComplete{}}
-	for {
-		resp, err := st.Recv()
-		if errors.Is(err, io.EOF) {
-			return r, nil
-		}
-		if err != nil {
-			return nil, err
-		}
+	return r, drain(st, func(resp *vllmpb.GenerateResponse) {
 		if ch := resp.GetChunk(); ch != nil {
 			if int(ch.GetCompletionTokens()) != len(ch.GetTokenIds()) {
 				t.Errorf("chunk completion_tokens %d for %d tokens", ch.GetCompletionTokens(), len(ch.GetTokenIds()))
@@ -62,7 +53,7 @@ func vllmGenerate(t *testing.T, c vllmpb.VllmEngineClient, req *vllmpb.GenerateR
 		if done := resp.GetComplete(); done != nil {
 			r.complete[done.GetIndex()] = done
 		}
-	}
+	})
 }
 
 // TestVLLMImages: two images in one segment, as the gateway's vLLM encoder

@@ -30,14 +30,7 @@ func (d *Decoder) Decode(r *sglangpb.GenerateResponse) (protocol.Event, error) {
 	case *sglangpb.GenerateResponse_Chunk:
 		c := v.Chunk
 		d.streamed[c.GetIndex()] = true
-		return protocol.Event{
-			Index:            int(c.GetIndex()),
-			Tokens:           c.GetTokenIds(),
-			Logprobs:         logprobs(c.GetOutputLogprobs()),
-			PromptTokens:     int(c.GetPromptTokens()),
-			CompletionTokens: int(c.GetCompletionTokens()),
-			CachedTokens:     int(c.GetCachedTokens()),
-		}, nil
+		return smgwire.ChunkEvent[*sglangpb.TopLogProbs, *sglangpb.OutputLogProbs](c), nil
 	case *sglangpb.GenerateResponse_Complete:
 		return d.complete(v.Complete), nil
 	}
@@ -46,26 +39,11 @@ func (d *Decoder) Decode(r *sglangpb.GenerateResponse) (protocol.Event, error) {
 
 // complete maps a choice's final message.
 func (d *Decoder) complete(c *sglangpb.GenerateComplete) protocol.Event {
-	index := int(c.GetIndex())
+	ev := smgwire.CompleteEvent(c)
 	if !d.stream {
-		index = d.completes
+		ev.Index = d.completes
 	}
 	d.completes++
-	ev := protocol.Event{
-		Index:            index,
-		Done:             true,
-		Finish:           c.GetFinishReason(),
-		PromptTokens:     int(c.GetPromptTokens()),
-		CompletionTokens: int(c.GetCompletionTokens()),
-		CachedTokens:     int(c.GetCachedTokens()),
-	}
-	switch m := c.GetMatchedStop().(type) {
-	case *sglangpb.GenerateComplete_MatchedTokenId:
-		id := m.MatchedTokenId
-		ev.MatchedToken = &id
-	case *sglangpb.GenerateComplete_MatchedStopStr:
-		ev.MatchedStop = m.MatchedStopStr
-	}
 	if d.stream && d.streamed[c.GetIndex()] {
 		// The complete repeats the last chunk's step: nothing new.
 		return ev

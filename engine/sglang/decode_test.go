@@ -7,19 +7,15 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
+	"github.com/mmgate/mmgate/engine/internal/goldenreq"
 	"github.com/mmgate/mmgate/engine/protocol"
 	"github.com/mmgate/mmgate/proto/prototest"
 	sglangpb "github.com/mmgate/mmgate/proto/sglang"
 )
 
 type streamFacts struct {
-	PromptTokens int      `json:"prompt_tokens"`
-	CachedTokens int      `json:"cached_tokens"`
-	Matched      []uint32 `json:"matched_token_ids"`
-	Sequences    []struct {
-		Index int      `json:"index"`
-		IDs   []uint32 `json:"ids"`
-	} `json:"sequences"`
+	prototest.StreamFacts
+	Matched []uint32 `json:"matched_token_ids"`
 }
 
 // TestDecodeStreamGolden decodes the golden n=2 stream: every token once,
@@ -28,30 +24,17 @@ type streamFacts struct {
 func TestDecodeStreamGolden(t *testing.T) {
 	var f streamFacts
 	msgs := prototest.Load(t, "sglang_generate_stream.binpb", &f, func() *sglangpb.GenerateResponse { return &sglangpb.GenerateResponse{} })
-	d := NewDecoder(true)
-	toks, lps := map[int][]uint32{}, map[int][]uint32{}
-	done := map[int]protocol.Event{}
-	for _, m := range msgs {
-		ev, err := d.Decode(m)
-		if err != nil {
-			t.Fatal(err)
+	got := goldenreq.DecodeAll(t, msgs, NewDecoder(true).Decode, func(ev protocol.Event, toks []uint32) {
+		if ev.CompletionTokens != len(toks) {
+			t.Errorf("count %d, streamed %d", ev.CompletionTokens, len(toks))
 		}
-		toks[ev.Index] = append(toks[ev.Index], ev.Tokens...)
-		for _, lp := range ev.Logprobs {
-			lps[ev.Index] = append(lps[ev.Index], lp.Token)
-		}
-		if ev.CompletionTokens != len(toks[ev.Index]) {
-			t.Errorf("count %d, streamed %d", ev.CompletionTokens, len(toks[ev.Index]))
-		}
-		if ev.Done {
-			done[ev.Index] = ev
-		}
-	}
+	})
+	toks, lps, done := got.Tokens, got.LogprobTokens, got.Done
 	for k, s := range f.Sequences {
-		i := s.Index
+		i := int(s.Index)
 		ev := done[i]
 		if !slices.Equal(toks[i], s.IDs) || !slices.Equal(lps[i], s.IDs) || ev.CompletionTokens != len(s.IDs) ||
-			ev.PromptTokens != f.PromptTokens || ev.CachedTokens != f.CachedTokens || ev.Finish != "stop" ||
+			ev.PromptTokens != int(f.PromptTokens) || ev.CachedTokens != int(f.CachedTokens) || ev.Finish != "stop" ||
 			ev.MatchedToken == nil || *ev.MatchedToken != f.Matched[k] {
 			t.Errorf("choice %d: tokens %v logprobs %v final %+v, want %v", i, toks[i], lps[i], ev, s.IDs)
 		}

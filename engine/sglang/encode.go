@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"strconv"
 
 	"github.com/mmgate/mmgate/engine/protocol"
 	"github.com/mmgate/mmgate/engine/smgwire"
@@ -77,12 +76,7 @@ func samplingParams(s *protocol.Sampling) (*sglangpb.SamplingParams, error) {
 		SpacesBetweenSpecialTokens: true,
 		IgnoreEos:                  s.IgnoreEOS,
 		N:                          max(1, s.N),
-	}
-	if len(s.LogitBias) > 0 {
-		sp.LogitBias = make(map[string]float32, len(s.LogitBias))
-		for id, b := range s.LogitBias {
-			sp.LogitBias[strconv.FormatUint(uint64(id), 10)] = b
-		}
+		LogitBias:                  smgwire.StringBias(s.LogitBias),
 	}
 	switch c := s.Constraint; c.Kind {
 	case protocol.NoConstraint:

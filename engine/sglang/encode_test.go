@@ -4,9 +4,6 @@ import (
 	"errors"
 	"testing"
 
-	"google.golang.org/protobuf/encoding/prototext"
-	"google.golang.org/protobuf/proto"
-
 	"github.com/mmgate/mmgate/engine/internal/goldenreq"
 	"github.com/mmgate/mmgate/engine/protocol"
 	"github.com/mmgate/mmgate/proto/prototest"
@@ -15,14 +12,7 @@ import (
 	"github.com/mmgate/mmgate/vision"
 )
 
-func ptr[T any](v T) *T { return &v }
-
-func sameMessage(t *testing.T, what string, want, got proto.Message) {
-	t.Helper()
-	if !proto.Equal(want, got) {
-		t.Errorf("%s differs:\nwant %s\ngot  %s", what, prototext.Format(want), prototext.Format(got))
-	}
-}
+var sameMessage = goldenreq.SameMessage
 
 func goldenRequest(t *testing.T) *sglangpb.GenerateRequest {
 	t.Helper()
@@ -38,8 +28,8 @@ func imagesRequest(t *testing.T) *protocol.Request {
 	req, _ := goldenreq.TwoImages(t, golden.GetMmInputs().GetImageData())
 	req.ID, req.Stream = golden.GetRequestId(), true
 	req.Sampling = protocol.Sampling{
-		Temperature: ptr[float32](0.7), TopP: ptr[float32](0.9), TopK: ptr[int32](20), RepetitionPenalty: ptr[float32](1.05),
-		MaxTokens: ptr[uint32](16), Stop: []string{"\n\n"}, StopTokens: [][]uint32{{271}}, SkipSpecialTokens: true, N: 2,
+		Temperature: goldenreq.Ptr[float32](0.7), TopP: goldenreq.Ptr[float32](0.9), TopK: goldenreq.Ptr[int32](20), RepetitionPenalty: goldenreq.Ptr[float32](1.05),
+		MaxTokens: goldenreq.Ptr[uint32](16), Stop: []string{"\n\n"}, StopTokens: [][]uint32{{271}}, SkipSpecialTokens: true, N: 2,
 		Logprobs: true, TopLogprobs: 2, LogitBias: map[uint32]float32{151643: -100},
 		Constraint: protocol.Constraint{Kind: protocol.Regex, Value: "(Red|Green|Blue)[a-z ,.]*"},
 	}
@@ -78,7 +68,7 @@ func TestEncodeSampling(t *testing.T) {
 	if got.GetLogprobStartLen() != -1 || got.GetTokenized() == nil || got.GetMmInputs() != nil {
 		t.Errorf("request %v", got)
 	}
-	s := protocol.Sampling{TopK: ptr[int32](0), Temperature: ptr[float32](0), Stop: []string{"END", "\n\n"}, StopTokens: [][]uint32{{4, 5}, {271}},
+	s := protocol.Sampling{TopK: goldenreq.Ptr[int32](0), Temperature: goldenreq.Ptr[float32](0), Stop: []string{"END", "\n\n"}, StopTokens: [][]uint32{{4, 5}, {271}},
 		StopTokenIDs: []uint32{271, 151645}, MinTokens: 3, IgnoreEOS: true, Constraint: protocol.Constraint{Kind: protocol.JSONObject}}
 	got, err = Encode(&protocol.Request{ID: "r", Sampling: s})
 	if err != nil {
@@ -99,7 +89,7 @@ func TestEncodeRefusals(t *testing.T) {
 		mod  func(*protocol.Request)
 		want error
 	}{
-		{"seed", func(r *protocol.Request) { r.Sampling.Seed = ptr[int64](1) }, protocol.ErrUnsupportedParam},
+		{"seed", func(r *protocol.Request) { r.Sampling.Seed = goldenreq.Ptr[int64](1) }, protocol.ErrUnsupportedParam},
 		{"choice", func(r *protocol.Request) {
 			r.Sampling.Constraint = protocol.Constraint{Kind: protocol.Choice, Choices: []string{"a"}}
 		}, protocol.ErrUnsupportedParam},

@@ -12,18 +12,10 @@ import (
 // are the engine's to fill. SGLang's protocol has no shared memory and
 // takes images only.
 func InfoOf(mi *sglangpb.GetModelInfoResponse, si *sglangpb.GetServerInfoResponse) *protocol.Info {
-	info := &protocol.Info{
-		ServedName:    mi.GetServedModelName(),
-		ModelType:     mi.GetModelType(),
-		Architectures: mi.GetArchitectures(),
-		ContextLength: int(max(0, mi.GetMaxContextLength())),
-		EOS:           smgwire.EOS(mi.GetEosTokenIds()),
-		Software:      si.GetSchedulerInfo().GetFields()["worker"].GetStringValue(),
-	}
+	info := smgwire.BaseInfo(mi, int(mi.GetMaxContextLength()))
+	info.Software = si.GetSchedulerInfo().GetFields()["worker"].GetStringValue()
 	if mi.GetSupportsVision() {
 		info.Modalities = []vision.Modality{vision.Image}
 	}
-	// Defaults that do not parse are not the model's: none.
-	info.Defaults, _ = protocol.ParseSamplingDefaults(mi.GetDefaultSamplingParamsJson())
 	return info
 }

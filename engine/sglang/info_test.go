@@ -4,6 +4,7 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/mmgate/mmgate/engine/internal/goldenreq"
 	"github.com/mmgate/mmgate/engine/protocol"
 	"github.com/mmgate/mmgate/proto/prototest"
 	sglangpb "github.com/mmgate/mmgate/proto/sglang"
@@ -18,7 +19,7 @@ func TestInfoGolden(t *testing.T) {
 	want := &protocol.Info{
 		ServedName: "qwen2.5-vl", ModelType: "qwen2_5_vl", Architectures: []string{"Qwen2_5_VLForConditionalGeneration"},
 		ContextLength: 128000, EOS: []uint32{151645, 151643}, Modalities: []vision.Modality{vision.Image},
-		Defaults: protocol.SamplingDefaults{Temperature: ptr[float32](0.1), TopP: ptr[float32](0.001), TopK: ptr[int32](1), RepetitionPenalty: ptr[float32](1.05)},
+		Defaults: protocol.SamplingDefaults{Temperature: goldenreq.Ptr[float32](0.1), TopP: goldenreq.Ptr[float32](0.001), TopK: goldenreq.Ptr[int32](1), RepetitionPenalty: goldenreq.Ptr[float32](1.05)},
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("info\n got %+v\nwant %+v", got, want)

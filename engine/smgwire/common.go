@@ -3,8 +3,10 @@ package smgwire
 import (
 	"fmt"
 	"math"
+	"strconv"
 
 	"google.golang.org/grpc"
+	"google.golang.org/protobuf/reflect/protoreflect"
 
 	"github.com/mmgate/mmgate/engine/protocol"
 	commonpb "github.com/mmgate/mmgate/proto/common"
@@ -91,6 +93,21 @@ type SchedulerLoad interface {
 	GetNumWaitingReqs() int32
 }
 
+// Aggregate is a protocol's AggregateMetrics.
+type Aggregate interface {
+	GetTotalRunningReqs() int32
+	GetTotalWaitingReqs() int32
+}
+
+// AggregateOr is the running plus waiting requests of the aggregate when it
+// has any (a nil one has none), else summed over the ranks.
+func AggregateOr[L SchedulerLoad](a Aggregate, loads []L) int64 {
+	if n := int64(a.GetTotalRunningReqs()) + int64(a.GetTotalWaitingReqs()); n != 0 {
+		return n
+	}
+	return SumLoads(loads)
+}
+
 // SumLoads is the running plus waiting requests over the ranks.
 func SumLoads[L SchedulerLoad](loads []L) int64 {
 	var n int64
@@ -98,4 +115,73 @@ func SumLoads[L SchedulerLoad](loads []L) int64 {
 		n += int64(l.GetNumRunningReqs()) + int64(l.GetNumWaitingReqs())
 	}
 	return n
+}
+
+// ModelInfo is what every protocol's GetModelInfoResponse has.
+type ModelInfo interface {
+	GetServedModelName() string
+	GetModelType() string
+	GetArchitectures() []string
+	GetEosTokenIds() []int32
+	GetDefaultSamplingParamsJson() string
+}
+
+// BaseInfo maps the model-info fields every protocol has; contextLength is
+// the context length as the protocol reports it.
+func BaseInfo(mi ModelInfo, contextLength int) *protocol.Info {
+	info := &protocol.Info{
+		ServedName:    mi.GetServedModelName(),
+		ModelType:     mi.GetModelType(),
+		Architectures: mi.GetArchitectures(),
+		ContextLength: max(0, contextLength),
+		EOS:           EOS(mi.GetEosTokenIds()),
+	}
+	// Defaults that do not parse are not the model's: none.
+	info.Defaults, _ = protocol.ParseSamplingDefaults(mi.GetDefaultSamplingParamsJson())
+	return info
+}
+
+// StringBias is a logit bias with decimal token-id keys (nil when empty).
+func StringBias(b map[uint32]float32) map[string]float32 {
+	if len(b) == 0 {
+		return nil
+	}
+	out := make(map[string]float32, len(b))
+	for id, v := range b {
+		out[strconv.FormatUint(uint64(id), 10)] = v
+	}
+	return out
+}
+
+// TensorMsg is a protocol's TensorData with a payload oneof: inline bytes,
+// a shared-memory handle or a remote handle.
+type TensorMsg interface {
+	ProtoReflect() protoreflect.Message
+	GetDtype() string
+	GetShape() []uint32
+	GetShm() *commonpb.ShmHandle
+	GetRemote() *commonpb.RemoteTensorHandle
+	GetInline() []byte
+}
+
+// Wire is td as the shm reader takes it (the worker side). A nil td, or
+// one without a payload (or with a nil handle), has no payload.
+func Wire(td TensorMsg) shm.Wire {
+	w := shm.Wire{DType: td.GetDtype(), Shape: td.GetShape()}
+	m := td.ProtoReflect()
+	set := m.WhichOneof(m.Descriptor().Oneofs().ByName("payload"))
+	if set == nil {
+		return w
+	}
+	switch set.Name() {
+	case "inline":
+		w.Kind, w.Inline = shm.InlinePayload, td.GetInline()
+	case "shm":
+		if h := td.GetShm(); h != nil {
+			w.Kind, w.Shm = shm.ShmPayload, HandleIn(h)
+		}
+	default:
+		w.Kind, w.Other = shm.OtherPayload, string(set.Name())
+	}
+	return w
 }

@@ -31,18 +31,10 @@ func (d *Decoder) Decode(r *schedulerpb.GenerateResponse) (protocol.Event, error
 	switch v := r.GetResponse().(type) {
 	case *schedulerpb.GenerateResponse_Chunk:
 		c := v.Chunk
-		ids := c.GetTokenIds()
 		if d.stream {
-			d.streamed[c.GetIndex()] = append(d.streamed[c.GetIndex()], ids...)
+			d.streamed[c.GetIndex()] = append(d.streamed[c.GetIndex()], c.GetTokenIds()...)
 		}
-		return protocol.Event{
-			Index:            int(c.GetIndex()),
-			Tokens:           ids,
-			Logprobs:         logprobs(c.GetOutputLogprobs()),
-			PromptTokens:     int(c.GetPromptTokens()),
-			CompletionTokens: int(c.GetCompletionTokens()),
-			CachedTokens:     int(c.GetCachedTokens()),
-		}, nil
+		return smgwire.ChunkEvent[*schedulerpb.TopLogProbs, *schedulerpb.OutputLogProbs](c), nil
 	case *schedulerpb.GenerateResponse_Complete:
 		return d.complete(v.Complete), nil
 	}
@@ -51,21 +43,7 @@ func (d *Decoder) Decode(r *schedulerpb.GenerateResponse) (protocol.Event, error
 
 // complete maps a choice's final message.
 func (d *Decoder) complete(c *schedulerpb.GenerateComplete) protocol.Event {
-	ev := protocol.Event{
-		Index:            int(c.GetIndex()),
-		Done:             true,
-		Finish:           c.GetFinishReason(),
-		PromptTokens:     int(c.GetPromptTokens()),
-		CompletionTokens: int(c.GetCompletionTokens()),
-		CachedTokens:     int(c.GetCachedTokens()),
-	}
-	switch m := c.GetMatchedStop().(type) {
-	case *schedulerpb.GenerateComplete_MatchedTokenId:
-		id := m.MatchedTokenId
-		ev.MatchedToken = &id
-	case *schedulerpb.GenerateComplete_MatchedStopStr:
-		ev.MatchedStop = m.MatchedStopStr
-	}
+	ev := smgwire.CompleteEvent(c)
 	out, lps := c.GetOutputIds(), logprobs(c.GetOutputLogprobs())
 	if d.stream {
 		// The output repeats streamed tokens; only what extends them is new.

@@ -3,7 +3,6 @@ package tokenspeed
 import (
 	"fmt"
 	"math"
-	"strconv"
 
 	"google.golang.org/protobuf/types/known/structpb"
 
@@ -59,12 +58,7 @@ func samplingParams(s *protocol.Sampling) (*schedulerpb.SamplingParams, error) {
 		IgnoreEos:         s.IgnoreEOS,
 		SkipSpecialTokens: s.SkipSpecialTokens,
 		N:                 max(1, s.N),
-	}
-	if len(s.LogitBias) > 0 {
-		sp.LogitBias = make(map[string]float32, len(s.LogitBias))
-		for id, b := range s.LogitBias {
-			sp.LogitBias[strconv.FormatUint(uint64(id), 10)] = b
-		}
+		LogitBias:         smgwire.StringBias(s.LogitBias),
 	}
 	switch c := s.Constraint; c.Kind {
 	case protocol.NoConstraint:

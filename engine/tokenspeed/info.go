@@ -12,16 +12,8 @@ import (
 // implement it) to the neutral Info. Runtime, NamespaceMatch and Fetched
 // are the engine's to fill.
 func InfoOf(mi *schedulerpb.GetModelInfoResponse, si *schedulerpb.GetServerInfoResponse) *protocol.Info {
-	info := &protocol.Info{
-		ServedName:    mi.GetServedModelName(),
-		ModelType:     mi.GetModelType(),
-		Architectures: mi.GetArchitectures(),
-		ContextLength: int(max(0, mi.GetMaxContextLength())),
-		Modalities:    modalitiesOf(mi),
-	}
-	info.EOS = smgwire.EOS(mi.GetEosTokenIds())
-	// Defaults that do not parse are not the model's: none.
-	info.Defaults, _ = protocol.ParseSamplingDefaults(mi.GetDefaultSamplingParamsJson())
+	info := smgwire.BaseInfo(mi, int(mi.GetMaxContextLength()))
+	info.Modalities = modalitiesOf(mi)
 	if dt, err := tensor.ParseDType(mi.GetMultimodalEncoderDtype()); err == nil {
 		info.EncoderDType = dt
 	}

@@ -2,14 +2,11 @@ package vllm
 
 import (
 	"context"
-	"fmt"
 
-	"google.golang.org/grpc"
 	"google.golang.org/protobuf/proto"
 
 	"github.com/mmgate/mmgate/engine/protocol"
 	"github.com/mmgate/mmgate/engine/smgwire"
-	commonpb "github.com/mmgate/mmgate/proto/common"
 	vllmpb "github.com/mmgate/mmgate/proto/vllm"
 )
 
@@ -21,69 +18,31 @@ type client struct {
 // Info reads GetModelInfo (UNIMPLEMENTED: protocol.ErrNotThisProtocol) and
 // GetServerInfo (optional).
 func (c *client) Info(ctx context.Context) (*protocol.Info, error) {
-	mi, err := c.c.GetModelInfo(ctx, &vllmpb.GetModelInfoRequest{})
-	if protocol.IsUnimplemented(err) {
-		return nil, fmt.Errorf("vllm: get_model_info: %w: %w", protocol.ErrNotThisProtocol, err)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("get_model_info: %w", err)
-	}
-	si, err := c.c.GetServerInfo(ctx, &vllmpb.GetServerInfoRequest{})
-	if err != nil && !protocol.IsUnimplemented(err) {
-		return nil, fmt.Errorf("get_server_info: %w", err)
-	}
-	return InfoOf(mi, si), nil
+	return smgwire.Info(ctx, Name,
+		func(ctx context.Context) (*vllmpb.GetModelInfoResponse, error) {
+			return c.c.GetModelInfo(ctx, &vllmpb.GetModelInfoRequest{})
+		},
+		func(ctx context.Context) (*vllmpb.GetServerInfoResponse, error) {
+			return c.c.GetServerInfo(ctx, &vllmpb.GetServerInfoRequest{})
+		}, InfoOf)
 }
 
 // Health runs HealthCheck (the servicer answers from the engine's state).
 func (c *client) Health(ctx context.Context) error {
-	hc, err := c.c.HealthCheck(ctx, &vllmpb.HealthCheckRequest{})
-	if err != nil {
-		return fmt.Errorf("health_check: %w", err)
-	}
-	if !hc.GetHealthy() {
-		return fmt.Errorf("health_check: unhealthy: %s", hc.GetMessage())
-	}
-	return nil
+	return smgwire.Health(c.c.HealthCheck(ctx, &vllmpb.HealthCheckRequest{}))
 }
 
 // Loads sums the running and waiting requests of every rank.
 func (c *client) Loads(ctx context.Context) (int64, error) {
 	lr, err := c.c.GetLoads(ctx, &vllmpb.GetLoadsRequest{})
-	if protocol.IsUnimplemented(err) {
-		return 0, fmt.Errorf("get_loads: %w: %w", protocol.ErrUnimplemented, err)
-	}
-	if err != nil {
-		return 0, fmt.Errorf("get_loads: %w", err)
-	}
-	return smgwire.SumLoads(lr.GetLoads()), nil
+	return smgwire.Loads(lr, err, func(lr *vllmpb.GetLoadsResponse) int64 { return smgwire.SumLoads(lr.GetLoads()) })
 }
 
 // Generate sends a GenerateRequest made by Encode.
 func (c *client) Generate(ctx context.Context, msg proto.Message) (protocol.EventStream, error) {
-	req, ok := msg.(*vllmpb.GenerateRequest)
-	if !ok {
-		return nil, fmt.Errorf("vllm: generate: a %T is not a GenerateRequest: %w", msg, protocol.ErrBadRequest)
-	}
-	cs, err := c.c.Generate(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	return &events{cs: cs, d: NewDecoder(req.GetStream())}, nil
-}
-
-// events decodes a Generate stream.
-type events struct {
-	cs grpc.ServerStreamingClient[vllmpb.GenerateResponse]
-	d  *Decoder
-}
-
-func (s *events) Recv() (protocol.Event, error) {
-	r, err := s.cs.Recv()
-	if err != nil {
-		return protocol.Event{}, err
-	}
-	return s.d.Decode(r)
+	return smgwire.Generate(ctx, Name, msg, c.c.Generate, func(req *vllmpb.GenerateRequest) func(*vllmpb.GenerateResponse) (protocol.Event, error) {
+		return NewDecoder(req.GetStream()).Decode
+	})
 }
 
 // Abort aborts the request id (the engine stops its n > 1 sequences with
@@ -95,9 +54,5 @@ func (c *client) Abort(ctx context.Context, requestID, _ string) error {
 
 // Tokenizer streams GetTokenizer.
 func (c *client) Tokenizer(ctx context.Context) (protocol.ChunkStream, error) {
-	st, err := c.c.GetTokenizer(ctx, &commonpb.GetTokenizerRequest{})
-	if err != nil {
-		return nil, err
-	}
-	return smgwire.Chunks{Stream: st}, nil
+	return smgwire.Tokenizer(ctx, c.c.GetTokenizer)
 }

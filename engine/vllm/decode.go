@@ -29,16 +29,10 @@ func (d *Decoder) Decode(r *vllmpb.GenerateResponse) (protocol.Event, error) {
 	switch v := r.GetResponse().(type) {
 	case *vllmpb.GenerateResponse_Chunk:
 		c := v.Chunk
-		ids := c.GetTokenIds()
-		d.count[c.GetIndex()] += len(ids)
-		return protocol.Event{
-			Index:            int(c.GetIndex()),
-			Tokens:           ids,
-			Logprobs:         logprobs(c.GetOutputLogprobs()),
-			PromptTokens:     int(c.GetPromptTokens()),
-			CompletionTokens: d.count[c.GetIndex()],
-			CachedTokens:     int(c.GetCachedTokens()),
-		}, nil
+		d.count[c.GetIndex()] += len(c.GetTokenIds())
+		ev := smgwire.ChunkEvent[*vllmpb.TopLogProbs, *vllmpb.OutputLogProbs](c)
+		ev.CompletionTokens = d.count[c.GetIndex()] // the chunk's count is the step's
+		return ev, nil
 	case *vllmpb.GenerateResponse_Complete:
 		return d.complete(v.Complete)
 	}
@@ -50,20 +44,7 @@ func (d *Decoder) complete(c *vllmpb.GenerateComplete) (protocol.Event, error) {
 	if c.GetFinishReason() == "error" {
 		return protocol.Event{}, status.Errorf(codes.Internal, "vllm: the engine returned no output for choice %d", c.GetIndex())
 	}
-	ev := protocol.Event{
-		Index:        int(c.GetIndex()),
-		Done:         true,
-		Finish:       c.GetFinishReason(),
-		PromptTokens: int(c.GetPromptTokens()),
-		CachedTokens: int(c.GetCachedTokens()),
-	}
-	switch m := c.GetMatchedStop().(type) {
-	case *vllmpb.GenerateComplete_MatchedTokenId:
-		id := m.MatchedTokenId
-		ev.MatchedToken = &id
-	case *vllmpb.GenerateComplete_MatchedStopStr:
-		ev.MatchedStop = m.MatchedStopStr
-	}
+	ev := smgwire.CompleteEvent(c)
 	n, streamed := d.count[c.GetIndex()]
 	delete(d.count, c.GetIndex())
 	if d.stream && streamed {

@@ -7,18 +7,14 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
+	"github.com/mmgate/mmgate/engine/internal/goldenreq"
 	"github.com/mmgate/mmgate/engine/protocol"
 	"github.com/mmgate/mmgate/proto/prototest"
 	vllmpb "github.com/mmgate/mmgate/proto/vllm"
 )
 
 type streamFacts struct {
-	PromptTokens int `json:"prompt_tokens"`
-	CachedTokens int `json:"cached_tokens"`
-	Sequences    []struct {
-		Index int      `json:"index"`
-		IDs   []uint32 `json:"ids"`
-	} `json:"sequences"`
+	prototest.StreamFacts
 	Finish map[string]struct {
 		FinishReason   string `json:"finish_reason"`
 		MatchedStopStr string `json:"matched_stop_str"`
@@ -31,36 +27,25 @@ type streamFacts struct {
 func TestDecodeStreamGolden(t *testing.T) {
 	var f streamFacts
 	msgs := prototest.Load(t, "vllm_generate_stream.binpb", &f, func() *vllmpb.GenerateResponse { return &vllmpb.GenerateResponse{} })
-	d := NewDecoder(true)
-	toks, lps := map[int][]uint32{}, map[int][]uint32{}
-	done := map[int]protocol.Event{}
-	for _, m := range msgs {
-		ev, err := d.Decode(m)
-		if err != nil {
-			t.Fatal(err)
-		}
-		toks[ev.Index] = append(toks[ev.Index], ev.Tokens...)
+	got := goldenreq.DecodeAll(t, msgs, NewDecoder(true).Decode, func(ev protocol.Event, toks []uint32) {
 		for _, lp := range ev.Logprobs {
-			lps[ev.Index] = append(lps[ev.Index], lp.Token)
 			if len(lp.Top) != 3 || lp.Top[0].Token != lp.Token {
 				t.Errorf("top logprobs %+v", lp)
 			}
 		}
-		if !ev.Done && ev.CompletionTokens != len(toks[ev.Index]) {
-			t.Errorf("chunk count %d, streamed %d", ev.CompletionTokens, len(toks[ev.Index]))
+		if !ev.Done && ev.CompletionTokens != len(toks) {
+			t.Errorf("chunk count %d, streamed %d", ev.CompletionTokens, len(toks))
 		}
-		if ev.Done {
-			done[ev.Index] = ev
-		}
-	}
+	})
+	toks, lps, done := got.Tokens, got.LogprobTokens, got.Done
 	for _, s := range f.Sequences {
-		i := s.Index
+		i := int(s.Index)
 		if !slices.Equal(toks[i], s.IDs) || !slices.Equal(lps[i], s.IDs) {
 			t.Errorf("choice %d: tokens %v logprobs %v, want %v", i, toks[i], lps[i], s.IDs)
 		}
 		ev := done[i]
 		fin := f.Finish[string(rune('0'+i))]
-		if ev.CompletionTokens != len(s.IDs) || ev.PromptTokens != f.PromptTokens || ev.CachedTokens != f.CachedTokens ||
+		if ev.CompletionTokens != len(s.IDs) || ev.PromptTokens != int(f.PromptTokens) || ev.CachedTokens != int(f.CachedTokens) ||
 			ev.Finish != fin.FinishReason || ev.MatchedStop != fin.MatchedStopStr || ev.MatchedToken != nil {
 			t.Errorf("choice %d: final %+v, want %+v", i, ev, fin)
 		}

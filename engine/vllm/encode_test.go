@@ -6,7 +6,6 @@ import (
 	"slices"
 	"testing"
 
-	"google.golang.org/protobuf/encoding/prototext"
 	"google.golang.org/protobuf/proto"
 
 	"github.com/mmgate/mmgate/engine/internal/goldenreq"
@@ -21,14 +20,7 @@ import (
 
 const goldenID = "chatcmpl-0198c7a0-5b1e-7c3d-9a2f-4e6b8d0c1a23"
 
-func ptr[T any](v T) *T { return &v }
-
-func sameMessage(t *testing.T, what string, want, got proto.Message) {
-	t.Helper()
-	if !proto.Equal(want, got) {
-		t.Errorf("%s differs:\nwant %s\ngot  %s", what, prototext.Format(want), prototext.Format(got))
-	}
-}
+var sameMessage = goldenreq.SameMessage
 
 // goldenImages are the two images of the image goldens (their raw bytes
 // travel in the SGLang one).
@@ -47,10 +39,10 @@ func TestEncodeImagesGolden(t *testing.T) {
 	req, _ := goldenreq.TwoImages(t, goldenImages(t))
 	req.ID, req.Stream = goldenID, true
 	req.Sampling = protocol.Sampling{
-		Temperature: ptr[float32](0.7), TopP: ptr[float32](0.9), TopK: ptr[int32](20), MinP: ptr[float32](0.05),
-		FrequencyPenalty: ptr[float32](0.25), PresencePenalty: ptr[float32](0.5), RepetitionPenalty: ptr[float32](1.05),
-		MaxTokens: ptr[uint32](6), MinTokens: 2, Stop: []string{`"}`}, SkipSpecialTokens: true, N: 2,
-		Logprobs: true, TopLogprobs: 3, Seed: ptr[int64](1234),
+		Temperature: goldenreq.Ptr[float32](0.7), TopP: goldenreq.Ptr[float32](0.9), TopK: goldenreq.Ptr[int32](20), MinP: goldenreq.Ptr[float32](0.05),
+		FrequencyPenalty: goldenreq.Ptr[float32](0.25), PresencePenalty: goldenreq.Ptr[float32](0.5), RepetitionPenalty: goldenreq.Ptr[float32](1.05),
+		MaxTokens: goldenreq.Ptr[uint32](6), MinTokens: 2, Stop: []string{`"}`}, SkipSpecialTokens: true, N: 2,
+		Logprobs: true, TopLogprobs: 3, Seed: goldenreq.Ptr[int64](1234),
 		LogitBias:  map[uint32]float32{271: -100, 151643: -100},
 		Constraint: protocol.Constraint{Kind: protocol.JSONSchema, Value: `{"type":"object","properties":{"color":{"type":"string"}},"required":["color"]}`},
 	}
@@ -77,7 +69,7 @@ func TestEncodeVideoGolden(t *testing.T) {
 	golden := prototest.Load(t, "vllm_generate_video.binpb", nil, func() *vllmpb.GenerateRequest { return &vllmpb.GenerateRequest{} })[0]
 	req, _ := goldenreq.Video(t)
 	req.ID = golden.GetRequestId()
-	req.Sampling = protocol.Sampling{MaxTokens: ptr[uint32](64), SkipSpecialTokens: true}
+	req.Sampling = protocol.Sampling{MaxTokens: goldenreq.Ptr[uint32](64), SkipSpecialTokens: true}
 	got, err := Encode(req)
 	if err != nil {
 		t.Fatal(err)
@@ -114,13 +106,13 @@ func TestEncodeSampling(t *testing.T) {
 		s    protocol.Sampling
 		want *vllmpb.SamplingParams
 	}{
-		{protocol.Sampling{TopK: ptr[int32](-1), Logprobs: true}, &vllmpb.SamplingParams{TopP: 1, RepetitionPenalty: 1, SpacesBetweenSpecialTokens: true, N: 1, Logprobs: ptr[int32](0)}},
+		{protocol.Sampling{TopK: goldenreq.Ptr[int32](-1), Logprobs: true}, &vllmpb.SamplingParams{TopP: 1, RepetitionPenalty: 1, SpacesBetweenSpecialTokens: true, N: 1, Logprobs: goldenreq.Ptr[int32](0)}},
 		{protocol.Sampling{Constraint: protocol.Constraint{Kind: protocol.JSONObject}}, &vllmpb.SamplingParams{TopP: 1, RepetitionPenalty: 1, SpacesBetweenSpecialTokens: true, N: 1,
 			Constraint: &vllmpb.SamplingParams_JsonSchema{JsonSchema: `{"type":"object"}`}}},
 		{protocol.Sampling{Constraint: protocol.Constraint{Kind: protocol.Choice, Choices: []string{"a", "b"}}}, &vllmpb.SamplingParams{TopP: 1, RepetitionPenalty: 1, SpacesBetweenSpecialTokens: true, N: 1,
 			Constraint: &vllmpb.SamplingParams_Choice{Choice: &vllmpb.ChoiceConstraint{Choices: []string{"a", "b"}}}}},
-		{protocol.Sampling{Constraint: protocol.Constraint{Kind: protocol.Grammar, Value: "root ::= x"}, Seed: ptr[int64](-5)}, &vllmpb.SamplingParams{TopP: 1, RepetitionPenalty: 1, SpacesBetweenSpecialTokens: true, N: 1,
-			Seed: ptr[int32](-5), Constraint: &vllmpb.SamplingParams_Grammar{Grammar: "root ::= x"}}},
+		{protocol.Sampling{Constraint: protocol.Constraint{Kind: protocol.Grammar, Value: "root ::= x"}, Seed: goldenreq.Ptr[int64](-5)}, &vllmpb.SamplingParams{TopP: 1, RepetitionPenalty: 1, SpacesBetweenSpecialTokens: true, N: 1,
+			Seed: goldenreq.Ptr[int32](-5), Constraint: &vllmpb.SamplingParams_Grammar{Grammar: "root ::= x"}}},
 		{protocol.Sampling{Constraint: protocol.Constraint{Kind: protocol.Regex, Value: "a+"}, IgnoreEOS: true, StopTokenIDs: []uint32{7}}, &vllmpb.SamplingParams{TopP: 1, RepetitionPenalty: 1, SpacesBetweenSpecialTokens: true, N: 1,
 			IgnoreEos: true, StopTokenIds: []uint32{7}, Constraint: &vllmpb.SamplingParams_Regex{Regex: "a+"}}},
 	}
@@ -132,7 +124,7 @@ func TestEncodeSampling(t *testing.T) {
 		sameMessage(t, "sampling", c.want, got.GetSamplingParams())
 	}
 	for _, s := range []protocol.Sampling{
-		{Seed: ptr[int64](1 << 40)},
+		{Seed: goldenreq.Ptr[int64](1 << 40)},
 		{LogitBias: map[uint32]float32{1 << 31: 1}},
 		{Constraint: protocol.Constraint{Kind: 99}},
 	} {
@@ -218,7 +210,7 @@ func TestEncodeFlatMedia(t *testing.T) {
 	refuse("a gap in the segment", protocol.ErrBadRequest, func(it []protocol.MediaItem) { it[1].Input.Payload.Shm.Offset += 4 })
 	refuse("no cache key", protocol.ErrBadRequest, func(it []protocol.MediaItem) { it[1].CacheKey = "" })
 	refuse("no range", protocol.ErrBadRequest, func(it []protocol.MediaItem) { it[1].Placeholders = nil })
-	refuse("different pad", protocol.ErrBadRequest, func(it []protocol.MediaItem) { it[1].PadToken = ptr[uint32](1) })
+	refuse("different pad", protocol.ErrBadRequest, func(it []protocol.MediaItem) { it[1].PadToken = goldenreq.Ptr[uint32](1) })
 	refuse("missing side tensor", protocol.ErrBadRequest, func(it []protocol.MediaItem) { it[1].Side = nil })
 	refuse("differing shared tensor", protocol.ErrBadRequest, func(it []protocol.MediaItem) {
 		for i := range it {

@@ -12,18 +12,10 @@ import (
 // are the engine's to fill. The servicer names no encoder dtype (it casts
 // float32 inputs itself) and no keep-after-read.
 func InfoOf(mi *vllmpb.GetModelInfoResponse, si *vllmpb.GetServerInfoResponse) *protocol.Info {
-	info := &protocol.Info{
-		ServedName:    mi.GetServedModelName(),
-		ModelType:     mi.GetModelType(),
-		Architectures: mi.GetArchitectures(),
-		ContextLength: int(mi.GetMaxContextLength()),
-		EOS:           smgwire.EOS(mi.GetEosTokenIds()),
-		NamespaceID:   si.GetShmNamespaceId(),
-	}
+	info := smgwire.BaseInfo(mi, int(mi.GetMaxContextLength()))
+	info.NamespaceID = si.GetShmNamespaceId()
 	if mi.GetSupportsVision() {
 		info.Modalities = []vision.Modality{vision.Image, vision.Video}
 	}
-	// Defaults that do not parse are not the model's: none.
-	info.Defaults, _ = protocol.ParseSamplingDefaults(mi.GetDefaultSamplingParamsJson())
 	return info
 }

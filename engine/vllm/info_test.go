@@ -4,6 +4,7 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/mmgate/mmgate/engine/internal/goldenreq"
 	"github.com/mmgate/mmgate/engine/protocol"
 	"github.com/mmgate/mmgate/proto/prototest"
 	vllmpb "github.com/mmgate/mmgate/proto/vllm"
@@ -19,7 +20,7 @@ func TestInfoGolden(t *testing.T) {
 		ServedName: "qwen2.5-vl", ModelType: "qwen2_5_vl", Architectures: []string{"Qwen2_5_VLForConditionalGeneration"},
 		ContextLength: 128000, EOS: []uint32{151645}, Modalities: []vision.Modality{vision.Image, vision.Video},
 		NamespaceID: "6d7f2c1e-8b4a-4f0e-9c3d-2a1b0e9f8c7d:25",
-		Defaults:    protocol.SamplingDefaults{Temperature: ptr[float32](0.1), TopP: ptr[float32](0.001), TopK: ptr[int32](1), RepetitionPenalty: ptr[float32](1.05)},
+		Defaults:    protocol.SamplingDefaults{Temperature: goldenreq.Ptr[float32](0.1), TopP: goldenreq.Ptr[float32](0.001), TopK: goldenreq.Ptr[int32](1), RepetitionPenalty: goldenreq.Ptr[float32](1.05)},
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("info\n got %+v\nwant %+v", got, want)

@@ -80,7 +80,18 @@ func Load[M proto.Message](t testing.TB, name string, facts any, newM func() M) 
 	if sum := sha256.Sum256(data); hex.EncodeToString(sum[:]) != entry.Sha256 {
 		t.Fatalf("%s: sha256 differs from the manifest's", name)
 	}
-	if !entry.Delimited {
+	out := Decode(t, name, data, entry.Delimited, newM)
+	if len(out) != entry.Count {
+		t.Fatalf("%s: %d messages, manifest says %d", name, len(out), entry.Count)
+	}
+	return out
+}
+
+// Decode decodes data: one message, or with delimited set several, each
+// preceded by its size as a varint. newM returns an empty message.
+func Decode[M proto.Message](t testing.TB, name string, data []byte, delimited bool, newM func() M) []M {
+	t.Helper()
+	if !delimited {
 		m := newM()
 		if err := proto.Unmarshal(data, m); err != nil {
 			t.Fatalf("%s: %v", name, err)
@@ -95,9 +106,6 @@ func Load[M proto.Message](t testing.TB, name string, facts any, newM func() M) 
 			t.Fatalf("%s: message %d: %v", name, len(out), err)
 		}
 		out = append(out, m)
-	}
-	if len(out) != entry.Count {
-		t.Fatalf("%s: %d messages, manifest says %d", name, len(out), entry.Count)
 	}
 	return out
 }

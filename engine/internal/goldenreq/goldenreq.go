@@ -14,6 +14,8 @@ import (
 	"testing"
 
 	"github.com/zeebo/blake3"
+	"google.golang.org/protobuf/encoding/prototext"
+	"google.golang.org/protobuf/proto"
 
 	"github.com/mmgate/mmgate/engine/protocol"
 	"github.com/mmgate/mmgate/family"
@@ -34,26 +36,14 @@ const (
 	VisionStart = 151652
 )
 
-// ImageFacts are the reference values behind the two-image goldens.
-type ImageFacts struct {
-	OriginalText string     `json:"original_text"`
-	InputIDs     []uint32   `json:"input_ids"`
-	Placeholders [][]uint32 `json:"placeholders"`
-	PixelShape   []uint32   `json:"pixel_shape"`
-	PixelSHA256  string     `json:"pixel_sha256"`
-	Grids        [][]int64  `json:"grids"`
-	Patches      []int64    `json:"patches"`
-	StopTokenIDs []uint32   `json:"stop_token_ids"`
-}
-
 // TwoImages is the prompt and the two images of the image goldens: each
 // image (raw bytes, as the SGLang golden carries them) preprocessed for
 // Qwen2.5-VL with min_pixels 784 into one float32 buffer, back to back
 // (protocol.LayoutFlat), with the family's side tensors and field layout,
 // pad runs, cache keys and raw bytes. Sampling is left to the caller.
-func TwoImages(t testing.TB, raw [][]byte) (*protocol.Request, ImageFacts) {
+func TwoImages(t testing.TB, raw [][]byte) (*protocol.Request, prototest.ImageFacts) {
 	t.Helper()
-	var f ImageFacts
+	var f prototest.ImageFacts
 	loadFacts(t, "sglang_generate_images.binpb", &f)
 	m, err := builtin.New().Open("qwen2.5-vl")
 	if err != nil {
@@ -122,29 +112,14 @@ func item(m family.Model, it family.Item, shape []int, data, raw []byte, pad uin
 	return mi
 }
 
-// VideoFacts are the reference values behind the video golden.
-type VideoFacts struct {
-	OriginalText string   `json:"original_text"`
-	InputIDs     []uint32 `json:"input_ids"`
-	Placeholder  []uint32 `json:"placeholder"`
-	Grid         []int64  `json:"grid"`
-	PixelShape   []int    `json:"pixel_shape"`
-	Shm          struct {
-		Name    string `json:"name"`
-		Nbytes  uint64 `json:"nbytes"`
-		OwnerID string `json:"owner_id"`
-	} `json:"shm"`
-	Clip string `json:"clip"`
-}
-
 // Video is the Qwen3-VL video request of the video golden: the clip
 // planned by mmgate's video processor (the frame count and rate the video
 // golden of internal/videoprep records), its pixels in the shared-memory
 // segment the golden names, the family's side tensors and layout, its pad
 // runs and the structural range the family's expansion gives.
-func Video(t testing.TB) (*protocol.Request, VideoFacts) {
+func Video(t testing.TB) (*protocol.Request, prototest.VideoFacts) {
 	t.Helper()
-	var f VideoFacts
+	var f prototest.VideoFacts
 	loadFacts(t, "vllm_generate_video.binpb", &f)
 	m, err := builtin.New().Open("qwen3-vl")
 	if err != nil {
@@ -158,7 +133,7 @@ func Video(t testing.TB) (*protocol.Request, VideoFacts) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if g := plan.GridTHW(); !slices.Equal(g[:], f.Grid) || !slices.Equal(plan.Shape(), f.PixelShape) {
+	if g, sh := plan.GridTHW(), plan.Shape(); !slices.Equal(g[:], f.Grid) || len(sh) != 2 || sh[0] != int(f.PixelShape[0]) || sh[1] != int(f.PixelShape[1]) {
 		t.Fatalf("plan grid %v shape %v, golden %v %v", g, plan.Shape(), f.Grid, f.PixelShape)
 	}
 	clip, err := os.ReadFile(filepath.Join(prototest.Root(), f.Clip))
@@ -212,4 +187,44 @@ func digest(b []byte) string {
 func contentHash(b []byte) []byte {
 	h := prompt.ContentHash(b)
 	return h[:]
+}
+
+// Ptr is a pointer to v.
+func Ptr[T any](v T) *T { return &v }
+
+// SameMessage fails unless got equals want in every field (proto.Equal).
+func SameMessage(t testing.TB, what string, want, got proto.Message) {
+	t.Helper()
+	if !proto.Equal(want, got) {
+		t.Errorf("%s differs:\nwant %s\ngot  %s", what, prototext.Format(want), prototext.Format(got))
+	}
+}
+
+// Decoded is a stream decoded into events: per choice its tokens, the
+// tokens its log-probabilities name, and its final event.
+type Decoded struct {
+	Tokens, LogprobTokens map[int][]uint32
+	Done                  map[int]protocol.Event
+}
+
+// DecodeAll decodes msgs with decode; check sees each event with the
+// tokens its choice had so far.
+func DecodeAll[M any](t testing.TB, msgs []M, decode func(M) (protocol.Event, error), check func(ev protocol.Event, tokens []uint32)) Decoded {
+	t.Helper()
+	d := Decoded{Tokens: map[int][]uint32{}, LogprobTokens: map[int][]uint32{}, Done: map[int]protocol.Event{}}
+	for _, m := range msgs {
+		ev, err := decode(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d.Tokens[ev.Index] = append(d.Tokens[ev.Index], ev.Tokens...)
+		for _, lp := range ev.Logprobs {
+			d.LogprobTokens[ev.Index] = append(d.LogprobTokens[ev.Index], lp.Token)
+		}
+		check(ev, d.Tokens[ev.Index])
+		if ev.Done {
+			d.Done[ev.Index] = ev
+		}
+	}
+	return d
 }

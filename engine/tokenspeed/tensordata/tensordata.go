@@ -38,18 +38,7 @@ func Encode(dt tensor.DType, shape []int, p shm.Payload) (*schedulerpb.TensorDat
 
 // Wire is td as the shm reader takes it. A nil td has no payload.
 func Wire(td *schedulerpb.TensorData) shm.Wire {
-	w := shm.Wire{DType: td.GetDtype(), Shape: td.GetShape()}
-	switch p := td.GetPayload().(type) {
-	case *schedulerpb.TensorData_Inline:
-		w.Kind, w.Inline = shm.InlinePayload, p.Inline
-	case *schedulerpb.TensorData_Shm:
-		if h := p.Shm; h != nil {
-			w.Kind, w.Shm = shm.ShmPayload, smgwire.HandleIn(h)
-		}
-	case *schedulerpb.TensorData_Remote:
-		w.Kind, w.Other = shm.OtherPayload, "remote"
-	}
-	return w
+	return smgwire.Wire(td)
 }
 
 // Reader reads TokenSpeed tensors with an shm.Reader (the worker side). It

@@ -125,6 +125,25 @@ func twoImagesOnce(t *testing.T, url, path string) {
 	}
 }
 
+// engineGateway runs a reference worker serving protocol and a gateway in
+// front of it (the model files from the worker's GetTokenizer), checks that
+// the gateway found the protocol, and runs twoImagesOnce: three requests,
+// three tensors over path counted under the runtime.
+func engineGateway(t *testing.T, protocol, path string) (shm, url string, gateway, worker *proc) {
+	t.Helper()
+	shm = shmDir(t)
+	w, worker := startWorker(t, shm, "--protocol", protocol)
+	url, gateway = startGateway(t, shm, "--worker", w, "--no-model")
+	if ws := readyWorkers(t, url); len(ws) != 1 || ws[0].Runtime != protocol || !ws[0].Healthy {
+		t.Fatalf("ready: %+v", ws)
+	}
+	twoImagesOnce(t, url, path)
+	if n := tensorCount(t, url, "image", path, protocol); n != 3 {
+		t.Errorf("%d image tensors via %s under runtime %s, want 3 (one per request)", n, path, protocol)
+	}
+	return shm, url, gateway, worker
+}
+
 // stopAll ends the gateway and then the worker with SIGTERM and checks that
 // nothing is left in shared memory.
 func stopAll(t *testing.T, shm string, ps ...*proc) {
@@ -146,16 +165,7 @@ func stopAll(t *testing.T, shm string, ps ...*proc) {
 // text once with the right token count; the tensors are counted under
 // runtime="vllm"; nothing is left in /dev/shm after SIGTERM.
 func TestVLLMWorker(t *testing.T) {
-	shm := shmDir(t)
-	w, wp := startWorker(t, shm, "--protocol", "vllm")
-	url, gp := startGateway(t, shm, "--worker", w, "--no-model") // model files from GetTokenizer
-	if ws := readyWorkers(t, url); len(ws) != 1 || ws[0].Runtime != "vllm" || !ws[0].Healthy {
-		t.Fatalf("ready: %+v", ws)
-	}
-	twoImagesOnce(t, url, "shm")
-	if n := tensorCount(t, url, "image", "shm", "vllm"); n != 3 {
-		t.Errorf("%d image tensors over shm under runtime vllm, want 3 (one per request)", n)
-	}
+	shm, url, gp, wp := engineGateway(t, "vllm", "shm")
 	ctx := ctxT(t)
 	c := client(url)
 	// n and log-probabilities.
@@ -194,16 +204,7 @@ func TestVLLMWorker(t *testing.T) {
 // explicit sampling values (the reference worker refuses zeros), stop
 // strings left to the gateway, a seed and a video refused with a 400.
 func TestSGLangWorker(t *testing.T) {
-	shm := shmDir(t)
-	w, wp := startWorker(t, shm, "--protocol", "sglang")
-	url, gp := startGateway(t, shm, "--worker", w, "--no-model") // model files from GetTokenizer
-	if ws := readyWorkers(t, url); len(ws) != 1 || ws[0].Runtime != "sglang" {
-		t.Fatalf("ready: %+v", ws)
-	}
-	twoImagesOnce(t, url, "inline")
-	if n := tensorCount(t, url, "image", "inline", "sglang"); n != 3 {
-		t.Errorf("%d image tensors under runtime sglang, want 3", n)
-	}
+	shm, url, gp, wp := engineGateway(t, "sglang", "inline")
 	ctx := ctxT(t)
 	c := client(url)
 	resp, err := c.Chat.Completions.New(ctx, openai.ChatCompletionNewParams{
@@ -344,11 +345,7 @@ func TestEngineFaults(t *testing.T) {
 			url, _ := startGateway(t, shm, "--worker", w)
 			c := client(url)
 			ctx := ctxT(t)
-			params := openai.ChatCompletionNewParams{
-				Model:    "qwen3-vl",
-				Messages: []openai.ChatCompletionMessageParamUnion{openai.UserMessage("What is the weather in Paris?")},
-				Tools:    []openai.ChatCompletionToolUnionParam{weatherTool()},
-			}
+			params := weatherParams()
 			resp, err := c.Chat.Completions.New(ctx, params)
 			if err != nil {
 				t.Fatal(err)
@@ -368,16 +365,23 @@ func TestEngineFaults(t *testing.T) {
 			stream.Close()
 			waitFor(t, func() bool { return strings.Contains(wp.Stderr.String(), "msg=abort") }, "abort at the worker")
 
-			stream = c.Chat.Completions.NewStreaming(ctx, params)
-			if !stream.Next() {
-				t.Fatalf("no first chunk: %v", stream.Err())
-			}
-			wp.Kill()
-			for stream.Next() {
-			}
-			if err := stream.Err(); err == nil || !strings.Contains(err.Error(), "worker") {
-				t.Errorf("after the worker died: err = %v", err)
-			}
+			killMidStream(t, c, params, wp)
 		})
+	}
+}
+
+// killMidStream kills the worker once a stream of params has started: the
+// client gets a clean error event naming the worker.
+func killMidStream(t *testing.T, c openai.Client, params openai.ChatCompletionNewParams, worker *proc) {
+	t.Helper()
+	stream := c.Chat.Completions.NewStreaming(ctxT(t), params)
+	if !stream.Next() {
+		t.Fatalf("no first chunk: %v", stream.Err())
+	}
+	worker.Kill()
+	for stream.Next() {
+	}
+	if err := stream.Err(); err == nil || !strings.Contains(err.Error(), "worker") {
+		t.Errorf("after the worker died: err = %v", err)
 	}
 }
