@@ -127,6 +127,9 @@ func cutRows(t tensor.Tensor, sizes []int) ([]tensor.Tensor, error) {
 	}
 	total := 0
 	for _, s := range sizes {
+		if s > t.Shape[0]-total {
+			return nil, fmt.Errorf("sizes add up to more than the tensor's %d rows", t.Shape[0])
+		}
 		total += s
 	}
 	if total != t.Shape[0] {

@@ -32,3 +32,23 @@ func TestSamplingDefaults(t *testing.T) {
 		t.Error("a fractional top_k is not an integer default")
 	}
 }
+
+// FuzzParseSamplingDefaults: a worker's defaults JSON parses or fails
+// cleanly, and what parses applies without touching set parameters.
+func FuzzParseSamplingDefaults(f *testing.F) {
+	for _, s := range []string{``, `{}`, `{"temperature":0.7,"top_k":20}`, `{"top_p":1e400}`, `{"top_k":-1.5}`, `[`, `null`, `{"min_p":"x"}`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		d, err := ParseSamplingDefaults(s)
+		if err != nil {
+			return
+		}
+		temp := float32(2)
+		sp := Sampling{Temperature: &temp}
+		d.Apply(&sp)
+		if *sp.Temperature != 2 {
+			t.Fatalf("a set temperature changed: %v", *sp.Temperature)
+		}
+	})
+}

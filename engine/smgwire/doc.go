@@ -1,9 +1,13 @@
 // Package smgwire holds what the engine protocols defined in
 // lightseekorg/smg (TokenSpeed, vLLM, SGLang) share: the smg.grpc.common
-// messages (tokenizer chunks, shared-memory handles, modalities), the
-// log-probability messages each protocol repeats with its own types, and the
-// joining of several media items' tensors into one tensor per name for the
-// protocols that carry items that way (protocol.LayoutFlat).
+// messages (tokenizer chunks, shared-memory handles, modalities); the
+// messages each protocol repeats with its own Go types — model info,
+// health, loads, stream chunks and completes, log-probabilities, tensors —
+// read through their common getters (generics), or by field name where a
+// oneof's type is not exported (protoreflect); the client calls built on
+// them (Info, Health, Loads, Generate, Tokenizer); and the joining of
+// several media items' tensors into one tensor per name for the protocols
+// that carry items that way (protocol.LayoutFlat).
 //
 // # Joining (Join, JoinSide)
 //
