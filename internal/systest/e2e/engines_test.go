@@ -129,11 +129,11 @@ func twoImagesOnce(t *testing.T, url, path string) {
 // front of it (the model files from the worker's GetTokenizer), checks that
 // the gateway found the protocol, and runs twoImagesOnce: three requests,
 // three tensors over path counted under the runtime.
-func engineGateway(t *testing.T, protocol, path string) (shm, url string, gateway, worker *proc) {
+func engineGateway(t *testing.T, protocol, path string) (shm, url, workerURL string, gateway, worker *proc) {
 	t.Helper()
 	shm = shmDir(t)
-	w, worker := startWorker(t, shm, "--protocol", protocol)
-	url, gateway = startGateway(t, shm, "--worker", w, "--no-model")
+	workerURL, worker = startWorker(t, shm, "--protocol", protocol)
+	url, gateway = startGateway(t, shm, "--worker", workerURL, "--no-model")
 	if ws := readyWorkers(t, url); len(ws) != 1 || ws[0].Runtime != protocol || !ws[0].Healthy {
 		t.Fatalf("ready: %+v", ws)
 	}
@@ -141,7 +141,7 @@ func engineGateway(t *testing.T, protocol, path string) (shm, url string, gatewa
 	if n := tensorCount(t, url, "image", path, protocol); n != 3 {
 		t.Errorf("%d image tensors via %s under runtime %s, want 3 (one per request)", n, path, protocol)
 	}
-	return shm, url, gateway, worker
+	return shm, url, workerURL, gateway, worker
 }
 
 // stopAll ends the gateway and then the worker with SIGTERM and checks that
@@ -165,7 +165,10 @@ func stopAll(t *testing.T, shm string, ps ...*proc) {
 // text once with the right token count; the tensors are counted under
 // runtime="vllm"; nothing is left in /dev/shm after SIGTERM.
 func TestVLLMWorker(t *testing.T) {
-	shm, url, gp, wp := engineGateway(t, "vllm", "shm")
+	shm, url, w, gp, wp := engineGateway(t, "vllm", "shm")
+	// The same worker behind a gateway that sends tensors inline.
+	inlineURL, igp := startGateway(t, shm, "--worker", w, "--no-model", "--mm-transport", "inline")
+	twoImagesOnce(t, inlineURL, "inline")
 	ctx := ctxT(t)
 	c := client(url)
 	// n and log-probabilities.
@@ -197,14 +200,14 @@ func TestVLLMWorker(t *testing.T) {
 			t.Errorf("mixed request: %s", text)
 		}
 	}
-	stopAll(t, shm, gp, wp)
+	stopAll(t, shm, igp, gp, wp)
 }
 
 // TestSGLangWorker: the same through SGLang's protocol: inline tensors,
 // explicit sampling values (the reference worker refuses zeros), stop
 // strings left to the gateway, a seed and a video refused with a 400.
 func TestSGLangWorker(t *testing.T) {
-	shm, url, gp, wp := engineGateway(t, "sglang", "inline")
+	shm, url, _, gp, wp := engineGateway(t, "sglang", "inline")
 	ctx := ctxT(t)
 	c := client(url)
 	resp, err := c.Chat.Completions.New(ctx, openai.ChatCompletionNewParams{
