@@ -63,9 +63,7 @@ func (p *Pipeline) Chat(ctx context.Context, req *prompt.Request, rid string) (s
 		}
 	}
 	caps := w.Capabilities()
-	job := &mediaJob{a: a, dt: w.EncoderDType(), route: w.Route(), batch: batch,
-		ov: ImageOverrides(req), vov: VideoOverrides(req), raw: caps.RawMedia, times: times}
-	items, err := p.prepareMedia(ctx, job, plan, caps.Layout)
+	items, err := p.prepareMedia(ctx, newMediaJob(a, w, batch, req, times), plan, caps.Layout)
 	if err != nil {
 		release()
 		return nil, err

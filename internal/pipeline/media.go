@@ -10,6 +10,7 @@ import (
 	"github.com/zeebo/blake3"
 	"golang.org/x/sync/errgroup"
 
+	"github.com/mmgate/mmgate/engine"
 	"github.com/mmgate/mmgate/engine/protocol"
 	"github.com/mmgate/mmgate/family"
 	"github.com/mmgate/mmgate/internal/cpupool"
@@ -92,6 +93,12 @@ type mediaJob struct {
 	vov   vision.VideoOverrides
 	raw   bool
 	times *stageTimes
+}
+
+// newMediaJob is the media job of req for worker w.
+func newMediaJob(a *Assets, w *engine.Worker, batch *shm.Batch, req *prompt.Request, times *stageTimes) *mediaJob {
+	return &mediaJob{a: a, dt: w.EncoderDType(), route: w.Route(), batch: batch,
+		ov: ImageOverrides(req), vov: VideoOverrides(req), raw: w.Capabilities().RawMedia, times: times}
 }
 
 // identify sets pr's content hash and cache key from the media bytes: the
