@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"slices"
 	"sort"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -370,6 +371,7 @@ func (e *Engine) Pick(model string, need []vision.Modality) (*Worker, error) {
 func (e *Engine) candidates(model string, need []vision.Modality) ([]*Worker, error) {
 	var known, capable, unknown int
 	var healthy []*Worker
+	var takes []string // what the model's workers take, for the refusal
 	for _, w := range e.list() {
 		w.mu.RLock()
 		info, ok, caps := w.info, w.healthy, w.caps
@@ -383,6 +385,9 @@ func (e *Engine) candidates(model string, need []vision.Modality) ([]*Worker, er
 		}
 		known++
 		if !caps.Takes(need) {
+			if d := describeTakes(w.Runtime(), caps); !slices.Contains(takes, d) {
+				takes = append(takes, d)
+			}
 			continue
 		}
 		capable++
@@ -396,11 +401,26 @@ func (e *Engine) candidates(model string, need []vision.Modality) ([]*Worker, er
 	case known == 0:
 		return nil, fmt.Errorf("engine: model %q: %w", model, ErrModelNotFound)
 	case capable == 0:
-		return nil, fmt.Errorf("engine: model %q does not take %v%s: %w", model, need, mixNote(need), ErrModality)
+		return nil, fmt.Errorf("engine: model %q: no worker takes %v%s (%s): %w", model, need, mixNote(need), strings.Join(takes, "; "), ErrModality)
 	case len(healthy) == 0:
 		return nil, fmt.Errorf("engine: model %q: %d workers, none healthy: %w", model, known, ErrNoWorker)
 	}
 	return healthy, nil
+}
+
+// describeTakes says what a worker of that runtime and capabilities takes.
+func describeTakes(runtime string, c protocol.Capabilities) string {
+	if runtime == "" {
+		runtime = "a worker"
+	}
+	if len(c.Modalities) == 0 {
+		return runtime + ": text only"
+	}
+	s := fmt.Sprintf("%s: %v", runtime, c.Modalities)
+	if !c.MixModalities && len(c.Modalities) > 1 {
+		s += ", one modality per request"
+	}
+	return s
 }
 
 // mixNote explains a refusal of several modalities.

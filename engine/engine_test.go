@@ -269,7 +269,7 @@ func TestNewOptions(t *testing.T) {
 		{"mode", Options{Workers: []WorkerConfig{{URL: "grpc://h:1", Transport: shm.Mode(9)}}}, ErrBadOptions},
 		{"url", Options{Workers: []WorkerConfig{{URL: "http://h:1"}}}, ErrBadURL},
 		{"https", Options{Workers: []WorkerConfig{{URL: "https://h:1"}}}, ErrUnsupported},
-		{"unknown runtime", Options{Workers: []WorkerConfig{{URL: "grpc://h:1", Runtime: "vllm"}}}, ErrBadOptions},
+		{"unknown runtime", Options{Workers: []WorkerConfig{{URL: "grpc://h:1", Runtime: "trtllm"}}}, ErrBadOptions},
 		{"ok", Options{Workers: []WorkerConfig{{URL: "grpc://h:1"}, {URL: "unix:///x.sock"}}}, nil},
 	}
 	if _, err := New(Options{Workers: []WorkerConfig{{URL: "grpc://h:1"}}}); !errors.Is(err, ErrBadOptions) {

@@ -203,7 +203,7 @@ func requestModalities(req *protocol.Request) []vision.Modality {
 
 // compatible reports whether w can take the request as built: its protocol
 // encodes it within w's message limit and accepts the encoder dtypes and
-// layout; shared-memory tensors need a route that uses shared memory (mode
+// layout (Request.Placement, for several items); shared-memory tensors need a route that uses shared memory (mode
 // shm, or auto with the same namespace), inline tensors must stay within
 // w's inline limit.
 func compatible(w *Worker, enc *encodings) bool {
@@ -231,7 +231,9 @@ func compatible(w *Worker, enc *encodings) bool {
 			}
 		}
 	}
-	return len(enc.req.Media) < 2 || caps.Layout == protocol.LayoutPerItem
+	// Several items' inputs placed for one layout (back to back in one
+	// segment, or one segment each) cannot travel by the other.
+	return len(enc.req.Media) < 2 || caps.Layout == enc.req.Placement
 }
 
 // Stream is one Generate call in progress. Recv must be called from one

@@ -61,7 +61,9 @@ func (it MediaItem) Scheme() string {
 
 // ContentHash is an item's content hash as the worker protocol defines it:
 // BLAKE3 of the lower-case hex string of BLAKE3 of the raw media bytes.
-func ContentHash(data []byte) [32]byte {
-	inner := blake3.Sum256(data)
-	return blake3.Sum256([]byte(hex.EncodeToString(inner[:])))
+func ContentHash(data []byte) [32]byte { return ContentHashOf(blake3.Sum256(data)) }
+
+// ContentHashOf is ContentHash of media whose BLAKE3 digest is digest.
+func ContentHashOf(digest [32]byte) [32]byte {
+	return blake3.Sum256([]byte(hex.EncodeToString(digest[:])))
 }

@@ -6,20 +6,18 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
-	"io"
 	"os"
 	"reflect"
 	"sort"
 	"testing"
 
 	"github.com/zeebo/blake3"
-	"google.golang.org/protobuf/encoding/protodelim"
 	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
 
 	commonpb "github.com/mmgate/mmgate/proto/common"
+	"github.com/mmgate/mmgate/proto/prototest"
 	schedulerpb "github.com/mmgate/mmgate/proto/scheduler"
 	sglangpb "github.com/mmgate/mmgate/proto/sglang"
 )
@@ -108,27 +106,7 @@ func golden[M proto.Message](t *testing.T, name string, facts any) []M {
 func decodeAll[M proto.Message](t *testing.T, name string, data []byte, delimited bool) []M {
 	t.Helper()
 	var zero M
-	newM := func() M { return zero.ProtoReflect().Type().New().Interface().(M) }
-	if !delimited {
-		m := newM()
-		if err := proto.Unmarshal(data, m); err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
-		return []M{m}
-	}
-	var out []M
-	r := bytes.NewReader(data)
-	for {
-		m := newM()
-		err := protodelim.UnmarshalFrom(r, m)
-		if errors.Is(err, io.EOF) {
-			return out
-		}
-		if err != nil {
-			t.Fatalf("%s: message %d: %v", name, len(out), err)
-		}
-		out = append(out, m)
-	}
+	return prototest.Decode(t, name, data, delimited, func() M { return zero.ProtoReflect().Type().New().Interface().(M) })
 }
 
 // numberOrder returns the encoding b of a message of type md with its

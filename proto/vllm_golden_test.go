@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	commonpb "github.com/mmgate/mmgate/proto/common"
+	"github.com/mmgate/mmgate/proto/prototest"
 	sglangpb "github.com/mmgate/mmgate/proto/sglang"
 	vllmpb "github.com/mmgate/mmgate/proto/vllm"
 )
@@ -17,31 +18,12 @@ const (
 	visionStart     = 151652
 )
 
-// imageFacts are the reference values behind the two-image goldens.
-type imageFacts struct {
-	OriginalText string     `json:"original_text"`
-	InputIDs     []uint32   `json:"input_ids"`
-	Placeholders [][]uint32 `json:"placeholders"`
-	PixelShape   []uint32   `json:"pixel_shape"`
-	PixelSHA256  string     `json:"pixel_sha256"`
-	Grids        [][]int64  `json:"grids"`
-	Patches      []int64    `json:"patches"`
-	MmHashes     []string   `json:"mm_hashes"`
-	ImageSHA256  []string   `json:"image_sha256"`
-	StopTokenIDs []uint32   `json:"stop_token_ids"`
-}
-
-// streamFacts describe a golden response stream: per sequence its token ids
-// and how the engine split them into steps.
-type streamFacts struct {
-	PromptTokens uint32 `json:"prompt_tokens"`
-	CachedTokens uint32 `json:"cached_tokens"`
-	Sequences    []struct {
-		Index uint32   `json:"index"`
-		IDs   []uint32 `json:"ids"`
-		Steps []int    `json:"steps"`
-	} `json:"sequences"`
-}
+// The facts behind the goldens (shared with the protocol packages' tests).
+type (
+	imageFacts  = prototest.ImageFacts
+	videoFacts  = prototest.VideoFacts
+	streamFacts = prototest.StreamFacts
+)
 
 func vllmRanges(rs []*vllmpb.PlaceholderRange) [][]uint32 {
 	var out [][]uint32
@@ -178,23 +160,6 @@ func TestVllmVideoGolden(t *testing.T) {
 	expect(t, "flat_keys", mm.GetFlatKeys(), map[string]string{"pixel_values": "patches_per_image"})
 	expect(t, "keep_on_cpu_keys", mm.GetKeepOnCpuKeys(), []string{"image_grid_thw", "video_grid_thw"})
 	expect(t, "modality", mm.GetModality(), commonpb.Modality_VIDEO)
-}
-
-// videoFacts are the reference values behind the video golden.
-type videoFacts struct {
-	OriginalText string     `json:"original_text"`
-	InputIDs     []uint32   `json:"input_ids"`
-	Placeholder  []uint32   `json:"placeholder"`
-	PadRuns      [][]uint32 `json:"pad_runs"`
-	Grid         []int64    `json:"grid"`
-	PixelShape   []uint32   `json:"pixel_shape"`
-	Shm          struct {
-		Name    string `json:"name"`
-		Nbytes  uint64 `json:"nbytes"`
-		OwnerID string `json:"owner_id"`
-	} `json:"shm"`
-	MmHash string `json:"mm_hash"`
-	Clip   string `json:"clip"`
 }
 
 // checkVideoRange checks the structural range of a timestamped video: from

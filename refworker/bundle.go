@@ -15,7 +15,6 @@ import (
 	"google.golang.org/grpc/status"
 
 	commonpb "github.com/mmgate/mmgate/proto/common"
-	schedulerpb "github.com/mmgate/mmgate/proto/scheduler"
 )
 
 // BundleFiles are the model-folder files a gateway needs, sent by
@@ -69,9 +68,12 @@ func makeBundle(dir string) ([]byte, string, error) {
 	return buf.Bytes(), hex.EncodeToString(sum[:]), nil
 }
 
-// GetTokenizer streams a zip of the model folder's tokenizer, template and
-// processor files; the last chunk carries the SHA-256 of the whole zip.
-func (s *Server) GetTokenizer(_ *commonpb.GetTokenizerRequest, stream schedulerpb.TokenSpeedScheduler_GetTokenizerServer) error {
+// sendBundle streams a zip of the model folder's tokenizer, template and
+// processor files (GetTokenizer, the same in every protocol); the last chunk
+// carries the SHA-256 of the whole zip.
+func (s *Server) sendBundle(stream interface {
+	Send(*commonpb.GetTokenizerChunk) error
+}) error {
 	s.bundle.once.Do(func() { s.bundle.zip, s.bundle.sum, s.bundle.err = makeBundle(s.opts.ModelDir) })
 	if s.bundle.err != nil {
 		return status.Errorf(codes.Unavailable, "tokenizer bundle: %v", s.bundle.err)
@@ -87,12 +89,5 @@ func (s *Server) GetTokenizer(_ *commonpb.GetTokenizerRequest, stream schedulerp
 			return err
 		}
 	}
-	return nil
-}
-
-// SubscribeKvEvents accepts the subscription; the reference worker keeps no KV
-// cache, so no event is ever sent. The stream ends when the client leaves.
-func (s *Server) SubscribeKvEvents(_ *commonpb.SubscribeKvEventsRequest, stream schedulerpb.TokenSpeedScheduler_SubscribeKvEventsServer) error {
-	<-stream.Context().Done()
 	return nil
 }

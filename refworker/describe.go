@@ -10,7 +10,7 @@ import (
 	"strings"
 
 	"github.com/mmgate/mmgate/internal/cpupool"
-	commonpb "github.com/mmgate/mmgate/proto/common"
+	"github.com/mmgate/mmgate/vision"
 )
 
 // Fingerprint names the digest the worker reports per item.
@@ -63,10 +63,10 @@ func idsBytes(ids []uint32) []byte {
 func (s *Server) describe(ids []uint32, items []received) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "prompt: %d tokens, %s %s\n", len(ids), s.opts.Fingerprint, s.fingerprint(idsBytes(ids)))
-	count := map[commonpb.Modality]int{}
+	count := map[vision.Modality]int{}
 	for _, it := range items {
 		count[it.Modality]++
-		name := strings.ToLower(it.Modality.String())
+		name := it.Modality.String()
 		fmt.Fprintf(&b, "%s %d: %s, %s via %s, %s %s", name, count[it.Modality],
 			it.Summary.Head, it.DType, it.Path, s.opts.Fingerprint, it.Fingerprint)
 		for _, n := range it.Summary.Notes {

@@ -8,8 +8,8 @@ import (
 
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
-
-	schedulerpb "github.com/mmgate/mmgate/proto/scheduler"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
 )
 
 // Limits on what one request may ask for, as a real worker has them (vLLM's
@@ -20,13 +20,26 @@ const (
 	MaxN           = 256
 )
 
+// params are a request's generation settings, whatever its protocol.
+type params struct {
+	stream    bool
+	n         int
+	maxNew    *int // nil: to the end of the context
+	minNew    int
+	stops     []string
+	stopIDs   []uint32
+	ignoreEOS bool
+	logprobs  bool // log-probabilities of the output tokens
+	top       int  // alternatives per position
+}
+
 // checkLimits refuses requests over MaxTopLogprobs or MaxN.
-func checkLimits(req *schedulerpb.GenerateRequest) error {
-	if k := req.GetTopLogprobsNum(); k < 0 || k > MaxTopLogprobs {
-		return status.Errorf(codes.InvalidArgument, "top_logprobs_num %d is outside 0..%d", k, MaxTopLogprobs)
+func (p *params) checkLimits() error {
+	if p.top < 0 || p.top > MaxTopLogprobs {
+		return status.Errorf(codes.InvalidArgument, "top_logprobs %d is outside 0..%d", p.top, MaxTopLogprobs)
 	}
-	if n := req.GetSamplingParams().GetN(); n > MaxN {
-		return status.Errorf(codes.InvalidArgument, "n %d is over the limit %d", n, MaxN)
+	if p.n > MaxN {
+		return status.Errorf(codes.InvalidArgument, "n %d is over the limit %d", p.n, MaxN)
 	}
 	return nil
 }
@@ -35,9 +48,11 @@ func checkLimits(req *schedulerpb.GenerateRequest) error {
 type choice struct {
 	index   uint32
 	out     []uint32
+	last    []uint32 // the tokens of the latest step (none when it ended without one)
 	done    bool
 	finish  string
 	stopID  *uint32
+	eos     bool // stopped by the end-of-sequence token
 	stopStr string
 	cycle   int // position in the reply tokens
 	maxNew  int
@@ -52,70 +67,85 @@ type choice struct {
 	ignoreEO   bool
 }
 
-// Generate validates and reads the request's tensors, then streams the
-// description text token by token (stream=true: chunks, then one complete
-// per choice) or answers once per choice (stream=false).
-func (s *Server) Generate(req *schedulerpb.GenerateRequest, stream schedulerpb.TokenSpeedScheduler_GenerateServer) error {
-	ctx, cancel := context.WithCancel(stream.Context())
-	defer cancel()
-	rid := req.GetRequestId()
-	if rid == "" {
-		s.discard(req.GetMmInputs().GetItems())
-		return status.Error(codes.InvalidArgument, "request_id is empty")
-	}
-	ids := req.GetTokenized().GetInputIds()
-	if len(ids) == 0 {
-		s.discard(req.GetMmInputs().GetItems())
-		return status.Error(codes.InvalidArgument, "tokenized input is empty")
-	}
-	if err := checkLimits(req); err != nil {
-		s.discard(req.GetMmInputs().GetItems())
-		return err
-	}
-	if n := s.opts.RejectEvery; n > 0 && s.calls.Add(1)%int64(n) == 0 {
-		s.discard(req.GetMmInputs().GetItems())
-		return status.Errorf(codes.InvalidArgument, "request %q rejected (reject-every %d)", rid, n)
-	}
-	if len(ids) > s.model.ContextLength {
-		s.discard(req.GetMmInputs().GetItems())
-		return status.Errorf(codes.InvalidArgument, "prompt of %d tokens exceeds the context length %d", len(ids), s.model.ContextLength)
-	}
-	if !s.track(rid, cancel) {
-		s.discard(req.GetMmInputs().GetItems())
-		return status.Errorf(codes.AlreadyExists, "request %q is already running", rid)
-	}
-	defer s.untrack(rid)
+// output is how a protocol sends a generation: its layer turns each event
+// of the loop into that protocol's messages.
+type output interface {
+	// step: c produced the tokens c.last at this step.
+	step(c *choice) error
+	// finished: c ended at this step (after its step, if it had one).
+	finished(c *choice) error
+	// end: every choice has ended.
+	end(choices []*choice) error
+}
 
-	items, err := s.encode(ctx, req)
-	if err != nil {
-		return err
+// sender is an output by one of the two stream rules the protocols have.
+// TokenSpeed (lastStep false): a chunk per step when streaming, and at the
+// end one complete per choice with all its tokens. vLLM and SGLang
+// (lastStep true): streaming, a chunk per step and, as a choice finishes,
+// a complete built from that last step; without stream, at the end one
+// complete per choice with all its tokens, numbered by index (nil: the
+// choice's index). chunk and complete build the protocol's messages.
+type sender[R any] struct {
+	send     func(*R) error
+	p        *params
+	lastStep bool
+	index    func(*choice) uint32
+	chunk    func(c *choice) *R
+	complete func(c *choice, ids []uint32, index uint32) *R
+}
+
+func (o *sender[R]) step(c *choice) error {
+	if !o.p.stream {
+		return nil
 	}
+	return o.send(o.chunk(c))
+}
+
+func (o *sender[R]) finished(c *choice) error {
+	if !o.p.stream || !o.lastStep {
+		return nil
+	}
+	return o.send(o.complete(c, c.last, c.index))
+}
+
+func (o *sender[R]) end(choices []*choice) error {
+	if o.p.stream && o.lastStep {
+		return nil
+	}
+	for _, c := range choices {
+		index := c.index
+		if o.index != nil {
+			index = o.index(c)
+		}
+		if err := o.send(o.complete(c, c.out, index)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// generate streams the reply to ids (what the worker received, items) for
+// every choice through out. ctx is the call's (cancelled by Abort), streamCtx
+// the client's: when the client leaves, the call ends with its status;
+// after an Abort the choices still running end with "abort".
+func (s *Server) generate(ctx, streamCtx context.Context, ids []uint32, items []received, p *params, out output) error {
 	reply := s.tok.Encode(s.reply(ids, items))
-	choices := s.newChoices(req, len(ids))
-
-	promptN := uint32(len(ids))
-	for step := 0; ; step++ {
+	choices := s.newChoices(p, len(ids))
+	for {
 		active := false
 		for _, c := range choices {
 			if c.done {
 				continue
 			}
 			active = true
-			tok := s.next(c, reply)
-			if c.done && tok == nil {
-				continue
+			s.next(c, reply)
+			if len(c.last) > 0 {
+				if err := out.step(c); err != nil {
+					return err
+				}
 			}
-			if req.GetStream() {
-				chunk := &schedulerpb.GenerateStreamChunk{
-					TokenIds:         []uint32{*tok},
-					PromptTokens:     promptN,
-					CompletionTokens: uint32(len(c.out)),
-					Index:            c.index,
-				}
-				if req.GetReturnLogprob() {
-					chunk.OutputLogprobs = logprobs([]uint32{*tok}, int(req.GetTopLogprobsNum()))
-				}
-				if err := stream.Send(&schedulerpb.GenerateResponse{RequestId: rid, Response: &schedulerpb.GenerateResponse_Chunk{Chunk: chunk}}); err != nil {
+			if c.done {
+				if err := out.finished(c); err != nil {
 					return err
 				}
 			}
@@ -131,39 +161,22 @@ func (s *Server) Generate(req *schedulerpb.GenerateRequest, stream schedulerpb.T
 			case <-t.C:
 			}
 		}
-		if ctx.Err() != nil {
-			if stream.Context().Err() != nil {
-				return status.FromContextError(stream.Context().Err()).Err()
-			}
-			for _, c := range choices {
-				if !c.done {
-					c.done, c.finish = true, "abort"
+		if ctx.Err() == nil {
+			continue
+		}
+		if streamCtx.Err() != nil {
+			return status.FromContextError(streamCtx.Err()).Err()
+		}
+		for _, c := range choices {
+			if !c.done {
+				c.done, c.finish, c.last = true, "abort", nil
+				if err := out.finished(c); err != nil {
+					return err
 				}
 			}
 		}
 	}
-	for _, c := range choices {
-		done := &schedulerpb.GenerateComplete{
-			OutputIds:        c.out,
-			FinishReason:     c.finish,
-			PromptTokens:     promptN,
-			CompletionTokens: uint32(len(c.out)),
-			Index:            c.index,
-		}
-		switch {
-		case c.stopID != nil:
-			done.MatchedStop = &schedulerpb.GenerateComplete_MatchedTokenId{MatchedTokenId: *c.stopID}
-		case c.stopStr != "":
-			done.MatchedStop = &schedulerpb.GenerateComplete_MatchedStopStr{MatchedStopStr: c.stopStr}
-		}
-		if req.GetReturnLogprob() {
-			done.OutputLogprobs = logprobs(c.out, int(req.GetTopLogprobsNum()))
-		}
-		if err := stream.Send(&schedulerpb.GenerateResponse{RequestId: rid, Response: &schedulerpb.GenerateResponse_Complete{Complete: done}}); err != nil {
-			return err
-		}
-	}
-	return nil
+	return out.end(choices)
 }
 
 // reply is the text the worker answers with: the description of the request,
@@ -175,22 +188,18 @@ func (s *Server) reply(ids []uint32, items []received) string {
 	return s.describe(ids, items)
 }
 
-func (s *Server) newChoices(req *schedulerpb.GenerateRequest, promptLen int) []*choice {
-	sp := req.GetSamplingParams()
-	n := int(sp.GetN())
-	if n < 1 {
-		n = 1
-	}
+func (s *Server) newChoices(p *params, promptLen int) []*choice {
+	n := max(1, p.n)
 	maxNew := s.model.ContextLength - promptLen
-	if sp != nil && sp.MaxNewTokens != nil {
-		maxNew = min(maxNew, int(sp.GetMaxNewTokens()))
+	if p.maxNew != nil {
+		maxNew = min(maxNew, *p.maxNew)
 	}
 	stopIDs := map[uint32]bool{}
-	for _, id := range sp.GetStopTokenIds() {
+	for _, id := range p.stopIDs {
 		stopIDs[id] = true
 	}
 	window := 16
-	for _, st := range sp.GetStop() {
+	for _, st := range p.stops {
 		window = max(window, 2*len(st)+16)
 	}
 	out := make([]*choice, n)
@@ -198,22 +207,25 @@ func (s *Server) newChoices(req *schedulerpb.GenerateRequest, promptLen int) []*
 		out[i] = &choice{
 			index:      uint32(i),
 			maxNew:     maxNew,
-			minNew:     int(sp.GetMinNewTokens()),
-			stops:      sp.GetStop(),
+			minNew:     p.minNew,
+			stops:      p.stops,
 			stopWindow: window,
 			stopIDs:    stopIDs,
-			ignoreEO:   sp.GetIgnoreEos(),
+			ignoreEO:   p.ignoreEOS,
 		}
 	}
 	return out
 }
 
-// next produces c's next token (or finishes c and returns nil). The sequence is
-// the reply tokens, then EOS; with ignore_eos or min_new_tokens it cycles.
-func (s *Server) next(c *choice, reply []uint32) *uint32 {
+// next produces c's next token into c.last (or finishes c without one). The
+// sequence is the reply tokens, then EOS; with ignore_eos or min_new_tokens
+// it cycles. A choice that reaches its token limit finishes with its last
+// token.
+func (s *Server) next(c *choice, reply []uint32) {
+	c.last = nil
 	if len(c.out) >= c.maxNew {
 		c.done, c.finish = true, "length"
-		return nil
+		return
 	}
 	var tok uint32
 	switch {
@@ -223,56 +235,87 @@ func (s *Server) next(c *choice, reply []uint32) *uint32 {
 	case c.ignoreEO || len(c.out) < c.minNew || len(s.model.EOS) == 0:
 		if len(reply) == 0 {
 			c.done, c.finish = true, "length"
-			return nil
+			return
 		}
 		c.cycle = 1
 		tok = reply[0]
 	default:
 		tok = uint32(s.model.EOS[0])
-		c.out = append(c.out, tok)
+		c.out, c.last = append(c.out, tok), append(c.last, tok)
+		c.done, c.finish, c.stopID, c.eos = true, "stop", &tok, true
+		return
+	}
+	c.out, c.last = append(c.out, tok), append(c.last, tok)
+	switch {
+	case c.stopIDs[tok]:
 		c.done, c.finish, c.stopID = true, "stop", &tok
-		return &tok
+	case s.stopString(c):
+	case len(c.out) >= c.maxNew:
+		c.done, c.finish = true, "length"
 	}
-	c.out = append(c.out, tok)
-	if c.stopIDs[tok] {
-		c.done, c.finish, c.stopID = true, "stop", &tok
-		return &tok
-	}
-	if len(c.stops) > 0 {
-		// Only the tail can hold a stop string that this token completed:
-		// decoding all of c.out at every step made long generations
-		// quadratic (minutes of CPU for one request).
-		text := s.tok.Decode(c.out[max(0, len(c.out)-c.stopWindow):], true)
-		for _, st := range c.stops {
-			if st != "" && strings.Contains(text, st) {
-				c.done, c.finish, c.stopStr = true, "stop", st
-				return &tok
-			}
-		}
-	}
-	return &tok
 }
 
-// logprobs are deterministic stand-ins: the chosen token has probability 0.9
-// and the alternatives after it 0.05, 0.025, ... (ids above the chosen one).
-func logprobs(ids []uint32, top int) *schedulerpb.OutputLogProbs {
-	lp := &schedulerpb.OutputLogProbs{TokenIds: ids}
-	for _, id := range ids {
-		lp.TokenLogprobs = append(lp.TokenLogprobs, float32(math.Log(0.9)))
-		if top > 0 {
-			t := &schedulerpb.TopLogProbs{}
-			p := 0.9
-			for k := 0; k < top; k++ {
-				t.TokenIds = append(t.TokenIds, id+uint32(k))
-				t.Values = append(t.Values, float32(math.Log(p)))
-				if k == 0 {
-					p = 0.05
-				} else {
-					p /= 2
-				}
-			}
-			lp.TopLogprobs = append(lp.TopLogprobs, t)
+// stopString finishes c when its newest token completed a stop string.
+func (s *Server) stopString(c *choice) bool {
+	if len(c.stops) == 0 {
+		return false
+	}
+	// Only the tail can hold a stop string that this token completed:
+	// decoding all of c.out at every step made long generations quadratic
+	// (minutes of CPU for one request).
+	text := s.tok.Decode(c.out[max(0, len(c.out)-c.stopWindow):], true)
+	for _, st := range c.stops {
+		if st != "" && strings.Contains(text, st) {
+			c.done, c.finish, c.stopStr = true, "stop", st
+			return true
 		}
 	}
-	return lp
+	return false
+}
+
+// logprobsOf fills out, an empty OutputLogProbs message of the request's
+// protocol (the protocols name its fields alike), with deterministic
+// stand-in log-probabilities of ids: the chosen token has probability 0.9
+// and the top alternatives after it 0.05, 0.025, ... (ids above the chosen
+// one).
+func logprobsOf[M proto.Message](out M, ids []uint32, top int) M {
+	m := out.ProtoReflect()
+	f := m.Descriptor().Fields()
+	idList, vals, tops := m.Mutable(f.ByName("token_ids")).List(), m.Mutable(f.ByName("token_logprobs")).List(), m.Mutable(f.ByName("top_logprobs")).List()
+	for _, id := range ids {
+		idList.Append(protoreflect.ValueOfUint32(id))
+		vals.Append(protoreflect.ValueOfFloat32(float32(math.Log(0.9))))
+		if top <= 0 {
+			continue
+		}
+		t := tops.NewElement().Message()
+		tf := t.Descriptor().Fields()
+		tids, tvals := t.Mutable(tf.ByName("token_ids")).List(), t.Mutable(tf.ByName("values")).List()
+		p := 0.9
+		for j := range top {
+			tids.Append(protoreflect.ValueOfUint32(id + uint32(j)))
+			tvals.Append(protoreflect.ValueOfFloat32(float32(math.Log(p))))
+			if j == 0 {
+				p = 0.05
+			} else {
+				p /= 2
+			}
+		}
+		tops.Append(protoreflect.ValueOfMessage(t))
+	}
+	return out
+}
+
+// setMatched sets a GenerateComplete's matched stop (the protocols name its
+// oneof members alike): the stop string, else the stop token (an
+// end-of-sequence only with eos set: vLLM reports none for it).
+func setMatched(done proto.Message, c *choice, eos bool) {
+	m := done.ProtoReflect()
+	f := m.Descriptor().Fields()
+	switch {
+	case c.stopStr != "":
+		m.Set(f.ByName("matched_stop_str"), protoreflect.ValueOfString(c.stopStr))
+	case c.stopID != nil && (eos || !c.eos):
+		m.Set(f.ByName("matched_token_id"), protoreflect.ValueOfUint32(*c.stopID))
+	}
 }

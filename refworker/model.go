@@ -32,7 +32,14 @@ type modelInfo struct {
 	Modalities     []commonpb.Modality
 	takes          []vision.Modality // Modalities as the family names them
 	SupportsVision bool
+	// SamplingDefaults are generation_config.json's sampling values as
+	// engines publish them (default_sampling_params_json), "" for none.
+	SamplingDefaults string
 }
+
+// samplingKeys are the generation_config.json keys engines publish as
+// sampling defaults.
+var samplingKeys = []string{"temperature", "top_p", "top_k", "min_p", "repetition_penalty"}
 
 // wireModality is the protocol's name of a modality.
 func wireModality(m vision.Modality) commonpb.Modality {
@@ -115,14 +122,13 @@ func loadModelInfo(dir string, reg *family.Registry) (*modelInfo, error) {
 	if p := firstPtr(text.PadTokenID, c.PadTokenID); p != nil {
 		m.Pad = *p
 	}
-	var g struct {
-		EOSTokenID json.RawMessage `json:"eos_token_id"`
-	}
+	var g map[string]json.RawMessage
 	switch err := readJSON(filepath.Join(dir, "generation_config.json"), &g); {
 	case err == nil:
-		if ids, err := parseIDs(g.EOSTokenID); err == nil && len(ids) > 0 {
+		if ids, err := parseIDs(g["eos_token_id"]); err == nil && len(ids) > 0 {
 			m.EOS = mergeIDs(ids, m.EOS)
 		}
+		m.SamplingDefaults = samplingDefaults(g)
 	case !errors.Is(err, os.ErrNotExist):
 		return nil, fmt.Errorf("%w: %v", ErrModel, err)
 	}
@@ -209,4 +215,23 @@ func firstPtr(v ...*int32) *int32 {
 		}
 	}
 	return nil
+}
+
+// samplingDefaults are the sampling keys of a generation config as compact
+// JSON (keys sorted), or "" when it has none.
+func samplingDefaults(g map[string]json.RawMessage) string {
+	d := map[string]json.RawMessage{}
+	for _, k := range samplingKeys {
+		if v, ok := g[k]; ok && string(v) != "null" {
+			d[k] = v
+		}
+	}
+	if len(d) == 0 {
+		return ""
+	}
+	b, err := json.Marshal(d)
+	if err != nil {
+		return ""
+	}
+	return string(b)
 }

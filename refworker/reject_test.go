@@ -39,7 +39,7 @@ func TestRejectEvery(t *testing.T) {
 			t.Fatalf("codes %v, want %v", codesSeen, want)
 		}
 	}
-	if _, err := New(Options{ModelDir: "testdata/qwen3-vl", Tokenizer: byteTok{}, Reader: e.srv.reader.Reader, RejectEvery: -1}); err == nil {
+	if _, err := New(Options{ModelDir: "testdata/qwen3-vl", Tokenizer: byteTok{}, Reader: e.srv.reader, RejectEvery: -1}); err == nil {
 		t.Error("negative RejectEvery accepted")
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -14,16 +15,21 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
-	"google.golang.org/protobuf/types/known/structpb"
-	"google.golang.org/protobuf/types/known/timestamppb"
 
-	"github.com/mmgate/mmgate/engine/tokenspeed/tensordata"
 	"github.com/mmgate/mmgate/family"
-	commonpb "github.com/mmgate/mmgate/proto/common"
-	schedulerpb "github.com/mmgate/mmgate/proto/scheduler"
 	"github.com/mmgate/mmgate/shm"
 	"github.com/mmgate/mmgate/tensor"
 )
+
+// The protocols the worker serves (Options.Protocol).
+const (
+	TokenSpeed = "tokenspeed"
+	VLLM       = "vllm"
+	SGLang     = "sglang"
+)
+
+// Protocols lists the protocols the worker serves.
+func Protocols() []string { return []string{TokenSpeed, VLLM, SGLang} }
 
 // Tokenizer is what the worker needs of the model's tokenizer.
 type Tokenizer interface {
@@ -34,14 +40,19 @@ type Tokenizer interface {
 // Options configure a Server. ModelDir, Tokenizer and Reader are required.
 type Options struct {
 	ModelDir string // the model folder (config.json, tokenizer files, ...)
+	// Protocol is the gRPC protocol Register serves: "tokenspeed" (the
+	// default), "vllm" or "sglang".
+	Protocol string
 	// Families match the folder's config.json to its model family; nil
 	// means the built-in families.
 	Families        *family.Registry
 	ServedModelName string // default: the folder's base name
-	EncoderDType    string // multimodal_encoder_dtype to advertise; default: the model dtype
-	Fingerprint     Fingerprint
-	Tokenizer       Tokenizer
-	Reader          *shm.Reader
+	// EncoderDType is the multimodal_encoder_dtype TokenSpeed advertises;
+	// default: the model dtype. (vLLM and SGLang take float32 inputs.)
+	EncoderDType string
+	Fingerprint  Fingerprint
+	Tokenizer    Tokenizer
+	Reader       *shm.Reader
 	// ToolCall, when set, is the reply text instead of the description (for
 	// example a Qwen `<tool_call>{...}</tool_call>` block), so that tool-call
 	// handling can be tested end to end.
@@ -59,19 +70,20 @@ type Options struct {
 	// bulk work on media does not hold up the gateway's text requests. Nil
 	// runs it on the request's goroutine.
 	Encode func(ctx context.Context, f func()) error
-	// Version is reported as tokenspeed_version.
+	// Version is reported as the engine's version.
 	Version string
 	Logger  *slog.Logger
 }
 
-// Server implements the TokenSpeedScheduler service.
+// Server is the reference worker: the model, the reply it generates and the
+// checks of what it receives, shared by every protocol; Register serves it
+// with the protocol of Options.Protocol, a thin layer that maps that
+// protocol's messages (tokenspeed.go, vllm.go, sglang.go).
 type Server struct {
-	schedulerpb.UnimplementedTokenSpeedSchedulerServer
-
 	opts    Options
 	model   *modelInfo
 	tok     Tokenizer
-	reader  tensordata.Reader
+	reader  *shm.Reader
 	encDT   string
 	started time.Time
 
@@ -89,6 +101,12 @@ var ErrOptions = errors.New("refworker: bad options")
 func New(o Options) (*Server, error) {
 	if o.ModelDir == "" || o.Tokenizer == nil || o.Reader == nil {
 		return nil, fmt.Errorf("%w: ModelDir, Tokenizer and Reader are required", ErrOptions)
+	}
+	if o.Protocol == "" {
+		o.Protocol = TokenSpeed
+	}
+	if !slices.Contains(Protocols(), o.Protocol) {
+		return nil, fmt.Errorf("%w: protocol %q is not one of %s", ErrOptions, o.Protocol, strings.Join(Protocols(), ", "))
 	}
 	fp, err := ParseFingerprint(string(o.Fingerprint))
 	if err != nil {
@@ -116,13 +134,25 @@ func New(o Options) (*Server, error) {
 		return nil, fmt.Errorf("%w: encoder dtype %q is not float32, bfloat16 or float16", ErrOptions, enc)
 	}
 	return &Server{
-		opts: o, model: m, tok: o.Tokenizer, reader: tensordata.Reader{Reader: o.Reader}, encDT: enc,
+		opts: o, model: m, tok: o.Tokenizer, reader: o.Reader, encDT: enc,
 		started: time.Now(), inflight: map[string]context.CancelFunc{},
 	}, nil
 }
 
-// Register adds the service to g.
-func (s *Server) Register(g *grpc.Server) { schedulerpb.RegisterTokenSpeedSchedulerServer(g, s) }
+// Register adds the service of Options.Protocol to g.
+func (s *Server) Register(g *grpc.Server) {
+	switch s.opts.Protocol {
+	case VLLM:
+		registerVLLM(g, s)
+	case SGLang:
+		registerSGLang(g, s)
+	default:
+		registerTokenSpeed(g, s)
+	}
+}
+
+// Protocol is the protocol Register serves.
+func (s *Server) Protocol() string { return s.opts.Protocol }
 
 // ServedModelName is the name clients use for this model.
 func (s *Server) ServedModelName() string { return s.opts.ServedModelName }
@@ -134,133 +164,92 @@ func (s *Server) InFlight() int {
 	return len(s.inflight)
 }
 
-func (s *Server) track(rid string, cancel context.CancelFunc) bool {
+// admit runs the checks every protocol makes before reading a request's
+// tensors (an id, a prompt within the context, the fault injection of
+// RejectEvery) and tracks the request for Abort; done untracks it. An
+// error is the status to answer.
+func (s *Server) admit(rid string, ids []uint32, cancel context.CancelFunc) (done func(), err error) {
+	switch {
+	case rid == "":
+		return nil, status.Error(codes.InvalidArgument, "request_id is empty")
+	case len(ids) == 0:
+		return nil, status.Error(codes.InvalidArgument, "tokenized input is empty")
+	}
+	if n := s.opts.RejectEvery; n > 0 && s.calls.Add(1)%int64(n) == 0 {
+		return nil, status.Errorf(codes.InvalidArgument, "request %q rejected (reject-every %d)", rid, n)
+	}
+	if len(ids) > s.model.ContextLength {
+		return nil, status.Errorf(codes.InvalidArgument, "prompt of %d tokens exceeds the context length %d", len(ids), s.model.ContextLength)
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if _, dup := s.inflight[rid]; dup {
-		return false
+		return nil, status.Errorf(codes.AlreadyExists, "request %q is already running", rid)
 	}
 	s.inflight[rid] = cancel
-	return true
+	return func() {
+		s.mu.Lock()
+		delete(s.inflight, rid)
+		s.mu.Unlock()
+	}, nil
 }
 
-func (s *Server) untrack(rid string) {
-	s.mu.Lock()
-	delete(s.inflight, rid)
-	s.mu.Unlock()
-}
-
-// Abort cancels the request with that id, and the "-n<i>" sub-requests of
-// an n>1 request.
-func (s *Server) Abort(_ context.Context, req *schedulerpb.AbortRequest) (*schedulerpb.AbortResponse, error) {
-	rid := req.GetRequestId()
+// abort cancels the request with that id and its sub-requests (ids with
+// the prefix rid+sep, when sep is not ""), and reports how many it found.
+func (s *Server) abort(rid, sep, reason string) int {
 	s.mu.Lock()
 	n := 0
 	for id, cancel := range s.inflight {
-		if id == rid || strings.HasPrefix(id, rid+"-n") {
+		if id == rid || sep != "" && strings.HasPrefix(id, rid+sep) {
 			cancel()
 			n++
 		}
 	}
 	s.mu.Unlock()
-	s.opts.Logger.Info("abort", "request_id", rid, "reason", req.GetReason(), "found", n)
-	if n == 0 {
-		return &schedulerpb.AbortResponse{Success: false, Message: "no such request"}, nil
-	}
-	return &schedulerpb.AbortResponse{Success: true}, nil
+	s.opts.Logger.Info("abort", "request_id", rid, "reason", reason, "found", n)
+	return n
 }
 
-// HealthCheck always reports healthy while the process serves.
-func (s *Server) HealthCheck(context.Context, *schedulerpb.HealthCheckRequest) (*schedulerpb.HealthCheckResponse, error) {
-	return &schedulerpb.HealthCheckResponse{Healthy: true, Message: "ok"}, nil
-}
-
-// GetModelInfo describes the model folder.
-func (s *Server) GetModelInfo(context.Context, *schedulerpb.GetModelInfoRequest) (*schedulerpb.GetModelInfoResponse, error) {
-	m := s.model
-	return &schedulerpb.GetModelInfoResponse{
-		ModelPath:              s.opts.ModelDir,
-		TokenizerPath:          s.opts.ModelDir,
-		ServedModelName:        s.opts.ServedModelName,
-		ModelType:              m.ModelType,
-		Architectures:          m.Architectures,
-		MaxContextLength:       int32(m.ContextLength),
-		MaxReqInputLen:         int32(m.ContextLength),
-		VocabSize:              int32(m.VocabSize),
-		EosTokenIds:            m.EOS,
-		PadTokenId:             m.Pad,
-		BosTokenId:             m.BOS,
-		WeightVersion:          "reference",
-		SupportsVision:         m.SupportsVision,
-		SupportsMultimodal:     len(m.Modalities) > 0,
-		SupportedModalities:    m.Modalities,
-		ModelDtype:             m.DType,
-		MultimodalEncoderDtype: s.encDT,
-	}, nil
-}
-
-// GetServerInfo reports the shm namespace id (so a gateway on the same host
-// can choose the shm path), whether segments are kept after reading
-// ("shm_keep_after_read", only when they are: a gateway may then reuse
-// them), and uptime.
-func (s *Server) GetServerInfo(context.Context, *schedulerpb.GetServerInfoRequest) (*schedulerpb.GetServerInfoResponse, error) {
-	fields := map[string]any{
-		"shm_namespace_id": s.reader.NamespaceID(),
-		"worker":           "mmgate-reference",
+// run answers a Generate call its protocol's layer has checked and mapped:
+// the limits and admission, the reading of its media (read; discard drops
+// them when the request is refused before), and the generation through
+// out.
+func (s *Server) run(stream interface{ Context() context.Context }, rid string, ids []uint32, media bool, read func() ([]received, error), discard func(), p *params, out output) error {
+	ctx, cancel := context.WithCancel(stream.Context())
+	defer cancel()
+	if err := p.checkLimits(); err != nil {
+		discard()
+		return err
 	}
-	if s.reader.KeepsFiles() {
-		fields["shm_keep_after_read"] = true
-	}
-	sched, err := structpb.NewStruct(fields)
+	done, err := s.admit(rid, ids, cancel)
 	if err != nil {
-		return nil, status.Error(codes.Internal, err.Error())
+		discard()
+		return err
 	}
-	args, err := structpb.NewStruct(map[string]any{
-		"model_path":        s.opts.ModelDir,
-		"served_model_name": s.opts.ServedModelName,
-		"fingerprint":       string(s.opts.Fingerprint),
-	})
-	if err != nil {
-		return nil, status.Error(codes.Internal, err.Error())
+	defer done()
+	var items []received
+	if err := s.encode(ctx, media, func() (err error) { items, err = read(); return err }, discard); err != nil {
+		return err
 	}
-	return &schedulerpb.GetServerInfoResponse{
-		ServerArgs:        args,
-		SchedulerInfo:     sched,
-		ActiveRequests:    int32(s.InFlight()),
-		UptimeSeconds:     time.Since(s.started).Seconds(),
-		MaxTotalNumTokens: int32(s.model.ContextLength),
-		TokenspeedVersion: s.opts.Version,
-		StartTime:         timestamppb.New(s.started),
-	}, nil
+	return s.generate(ctx, stream.Context(), ids, items, p, out)
 }
 
-// GetLoads reports the real number of running requests.
-func (s *Server) GetLoads(context.Context, *schedulerpb.GetLoadsRequest) (*schedulerpb.GetLoadsResponse, error) {
-	n := int32(s.InFlight())
-	return &schedulerpb.GetLoadsResponse{
-		Timestamp:   time.Now().UTC().Format(time.RFC3339Nano),
-		Version:     s.opts.Version,
-		DpRankCount: 1,
-		Loads: []*schedulerpb.SchedulerLoad{{
-			NumRunningReqs:    n,
-			NumTotalReqs:      n,
-			MaxTotalNumTokens: int32(s.model.ContextLength),
-		}},
-		Aggregate: &schedulerpb.AggregateMetrics{TotalRunningReqs: n, TotalReqs: n},
-	}, nil
-}
-
-// FlushCache has no cache to flush.
-func (s *Server) FlushCache(context.Context, *commonpb.FlushCacheRequest) (*commonpb.FlushCacheResponse, error) {
-	return &commonpb.FlushCacheResponse{Success: true, Message: "no cache"}, nil
-}
-
-// StartProfile and StopProfile have nothing to profile.
-func (s *Server) StartProfile(context.Context, *commonpb.StartProfileRequest) (*commonpb.ProfileResponse, error) {
-	return &commonpb.ProfileResponse{Success: false, Message: "the reference worker does not profile"}, nil
-}
-
-// StopProfile: see StartProfile.
-func (s *Server) StopProfile(context.Context, *commonpb.StopProfileRequest) (*commonpb.ProfileResponse, error) {
-	return &commonpb.ProfileResponse{Success: false, Message: "the reference worker does not profile"}, nil
+// encode runs read (the reading and checking of a request's tensors)
+// through Options.Encode when there is one and the request has media. A
+// request cancelled while it waits for its turn fails with its context's
+// status, one the runner refuses with UNAVAILABLE; discard then drops its
+// tensors.
+func (s *Server) encode(ctx context.Context, media bool, read func() error, discard func()) error {
+	if s.opts.Encode == nil || !media {
+		return read()
+	}
+	var err error
+	if rerr := s.opts.Encode(ctx, func() { err = read() }); rerr != nil {
+		discard()
+		if ctx.Err() != nil {
+			return status.FromContextError(ctx.Err()).Err()
+		}
+		return status.Errorf(codes.Unavailable, "encoder: %v", rerr)
+	}
+	return err
 }

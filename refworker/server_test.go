@@ -64,6 +64,15 @@ type env struct {
 
 func start(t *testing.T, mod func(*Options)) *env {
 	t.Helper()
+	e, conn := serve(t, mod)
+	e.client = schedulerpb.NewTokenSpeedSchedulerClient(conn)
+	return e
+}
+
+// serve runs a worker with the options mod sets and returns it with a
+// client connection.
+func serve(t *testing.T, mod func(*Options)) (*env, *grpc.ClientConn) {
+	t.Helper()
 	dir := t.TempDir()
 	reader, err := shm.NewReader(shm.ReaderOptions{Dir: dir})
 	if err != nil {
@@ -96,7 +105,7 @@ func start(t *testing.T, mod func(*Options)) *env {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { pool.Close() })
-	return &env{client: schedulerpb.NewTokenSpeedSchedulerClient(conn), srv: srv, pool: pool, dir: dir}
+	return &env{srv: srv, pool: pool, dir: dir}, conn
 }
 
 // result collects one Generate call.
@@ -114,20 +123,27 @@ func (e *env) generate(t *testing.T, req *schedulerpb.GenerateRequest) (*result,
 		return nil, err
 	}
 	r := &result{chunks: map[uint32][]uint32{}, complete: map[uint32]*schedulerpb.GenerateComplete{}}
-	for {
-		resp, err := st.Recv()
-		if errors.Is(err, io.EOF) {
-			return r, nil
-		}
-		if err != nil {
-			return nil, err
-		}
+	return r, drain(st, func(resp *schedulerpb.GenerateResponse) {
 		if c := resp.GetChunk(); c != nil {
 			r.chunks[c.GetIndex()] = append(r.chunks[c.GetIndex()], c.GetTokenIds()...)
 		}
 		if c := resp.GetComplete(); c != nil {
 			r.complete[c.GetIndex()] = c
 		}
+	})
+}
+
+// drain reads a stream to its end, passing each message to each.
+func drain[R any](st grpc.ServerStreamingClient[R], each func(*R)) error {
+	for {
+		r, err := st.Recv()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		each(r)
 	}
 }
 

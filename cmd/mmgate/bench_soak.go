@@ -14,7 +14,7 @@ import (
 // requests, injecting faults (soak mode) or holding a fixed concurrency
 // (--load); it prints one JSON report and exits 1 when a check failed.
 func runBenchSoak(ctx context.Context, s *stdio, args []string) int {
-	const synopsis = "bench soak [--duration D] [--load] [--concurrency N] [--workers N] [--model DIR] [flags]"
+	const synopsis = "bench soak [--duration D] [--load] [--concurrency N] [--workers N] [--protocol P] [--model DIR] [flags]"
 	fs := newFlagSet(s, "bench soak", synopsis)
 	var cfg soak.Config
 	tmpfs, cache, shmBudget := byteSize(64<<20), byteSize(32<<20), byteSize(0)
@@ -22,6 +22,7 @@ func runBenchSoak(ctx context.Context, s *stdio, args []string) int {
 	fs.BoolVar(&cfg.Load, "load", false, "load mode: no faults, --concurrency over --max-in-flight, latency percentiles and 429 timing")
 	fs.IntVar(&cfg.Concurrency, "concurrency", 0, "clients in parallel (default 8; 64 with --load)")
 	fs.IntVar(&cfg.Workers, "workers", 3, "reference worker processes")
+	fs.StringVar(&cfg.Protocol, "protocol", "tokenspeed", "the workers' gRPC protocol: tokenspeed|vllm|sglang")
 	fs.IntVar(&cfg.Images, "images", 6, "distinct synthetic images")
 	fs.StringVar(&cfg.ModelDir, "model", "", "model folder (default: the demo model)")
 	fs.Int64Var(&cfg.Seed, "seed", 1, "random seed of the request mix and the faults")

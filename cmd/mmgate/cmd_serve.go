@@ -255,6 +255,9 @@ func (f *serveFlags) validate() (*serveConfig, error) {
 	if len(c.workers) == 0 && !f.embedded {
 		return nil, errors.New("no worker: give --worker URL (repeatable) or --embedded-worker")
 	}
+	if err := f.embeddedFlags.validate(); err != nil {
+		return nil, err
+	}
 	for i := range c.workers {
 		c.workers[i].TLS = c.workerTLS
 	}

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"slices"
+	"strings"
 	"time"
 
 	"google.golang.org/grpc"
@@ -21,6 +23,7 @@ import (
 // workerFlags are the reference worker's settings, shared by `mmgate worker`
 // and the gateway's embedded worker.
 type workerFlags struct {
+	protocol       string
 	model          string
 	listen         string
 	servedName     string
@@ -41,13 +44,14 @@ type workerFlags struct {
 }
 
 func (w *workerFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&w.protocol, "protocol", refworker.TokenSpeed, "gRPC protocol to serve: "+strings.Join(refworker.Protocols(), "|"))
 	fs.StringVar(&w.model, "model", "", "model folder (config.json, tokenizer.json, chat template, processor configs)")
 	fs.StringVar(&w.listen, "listen", "127.0.0.1:50051", "gRPC listen address: HOST:PORT or unix:///path")
 	fs.StringVar(&w.servedName, "served-model-name", "", "model name clients use (default: the model folder's base name)")
 	fs.StringVar(&w.encoderDType, "encoder-dtype", "", "multimodal_encoder_dtype to advertise: float32|bfloat16|float16 (default: the model dtype)")
 	fs.StringVar(&w.fingerprint, "fingerprint", "sha256", "digest of encoder-input bytes in replies: sha256|crc32c")
 	fs.StringVar(&w.shmDir, "shm-dir", shm.DefaultDir, "shared-memory directory to read segments from")
-	fs.BoolVar(&w.keepShm, "keep-shm", false, "do not unlink shared-memory segments after reading them, and advertise it (scheduler_info shm_keep_after_read) so that gateways refill the same segments")
+	fs.BoolVar(&w.keepShm, "keep-shm", false, "do not unlink shared-memory segments after reading them, and advertise it (TokenSpeed's scheduler_info shm_keep_after_read) so that gateways refill the same segments")
 	fs.StringVar(&w.toolCall, "reply-tool-call", "", "answer every request with this text (e.g. a <tool_call> block) instead of the description")
 	fs.DurationVar(&w.tokenDelay, "token-delay", 0, "pause between streamed tokens (tests of cancellation)")
 	fs.IntVar(&w.rejectEvery, "reject-every", 0, "fail every Nth Generate call with INVALID_ARGUMENT (fault injection; 0 never)")
@@ -76,6 +80,7 @@ func (w *workerFlags) build(log *slog.Logger) (*refworker.Server, *shm.Reader, e
 		return nil, nil, err
 	}
 	srv, err := refworker.New(refworker.Options{
+		Protocol:        w.protocol,
 		ModelDir:        w.model,
 		Families:        builtin.New(),
 		ServedModelName: w.servedName,
@@ -110,7 +115,7 @@ func (w *workerFlags) grpcServer() (*grpc.Server, error) {
 }
 
 func runWorker(ctx context.Context, s *stdio, args []string) int {
-	fs := newFlagSet(s, "worker", "worker --model MODEL_DIR [--listen HOST:PORT|unix:///PATH] [flags]")
+	fs := newFlagSet(s, "worker", "worker --model MODEL_DIR [--protocol tokenspeed|vllm|sglang] [--listen HOST:PORT|unix:///PATH] [flags]")
 	var w workerFlags
 	w.register(fs)
 	w.registerTLS(fs)
@@ -137,6 +142,10 @@ func runWorker(ctx context.Context, s *stdio, args []string) int {
 		fmt.Fprintln(s.err, "mmgate worker:", err)
 		return 2
 	}
+	if !slices.Contains(refworker.Protocols(), w.protocol) {
+		fmt.Fprintf(s.err, "mmgate worker: --protocol %q is not one of %s\n", w.protocol, strings.Join(refworker.Protocols(), ", "))
+		return 2
+	}
 	g, err := w.grpcServer()
 	if err != nil {
 		fmt.Fprintln(s.err, "mmgate worker:", err)
@@ -154,7 +163,7 @@ func runWorker(ctx context.Context, s *stdio, args []string) int {
 		return 1
 	}
 	srv.Register(g)
-	log.Info("reference worker serving", "listen", w.listen, "tls", w.tlsCert != "", "mtls", w.tlsClientCA != "", "model", w.model, "served_model_name", srv.ServedModelName(),
+	log.Info("reference worker serving", "protocol", srv.Protocol(), "listen", w.listen, "tls", w.tlsCert != "", "mtls", w.tlsClientCA != "", "model", w.model, "served_model_name", srv.ServedModelName(),
 		"fingerprint", w.fingerprint, "shm_dir", w.shmDir, "shm_namespace_id", reader.NamespaceID(), "max_message_size", w.maxMessageSize)
 	errc := make(chan error, 1)
 	go func() { errc <- g.Serve(lis) }()

@@ -10,32 +10,49 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
+
+	"github.com/mmgate/mmgate/refworker"
 )
 
 // embeddedFlags are settings of the embedded worker beyond serveFlags.
 type embeddedFlags struct {
-	keepShm bool
+	keepShm  bool
+	protocol string
 }
 
 // registerEmbedded adds the embedded worker's own flags to serve's set.
 func (e *embeddedFlags) registerEmbedded(fs *flag.FlagSet) {
 	fs.BoolVar(&e.keepShm, "embedded-keep-shm", true,
-		"the embedded worker keeps shared-memory segments after reading them and advertises it, so the gateway refills the same segments instead of creating one per tensor; false: it unlinks each segment after reading")
+		"the embedded worker keeps shared-memory segments after reading them and advertises it, so the gateway refills the same segments instead of creating one per tensor; false: it unlinks each segment after reading (always so with --embedded-protocol vllm, whose protocol cannot advertise it)")
+	fs.StringVar(&e.protocol, "embedded-protocol", refworker.TokenSpeed, "the embedded worker's gRPC protocol: "+strings.Join(refworker.Protocols(), "|"))
+}
+
+// validate checks the embedded worker's flags.
+func (e *embeddedFlags) validate() error {
+	if !slices.Contains(refworker.Protocols(), e.protocol) {
+		return fmt.Errorf("--embedded-protocol %q: want %s", e.protocol, strings.Join(refworker.Protocols(), ", "))
+	}
+	return nil
 }
 
 // startEmbeddedWorkerWith runs a reference worker inside this process on a unix
 // socket under dir, sharing the gateway's shared-memory directory. It returns
 // a stop function and the worker's URL.
 //
-// The worker keeps the segments it reads (the gateway's pool owns them and
-// refills them; see shm.Route.Reuse) unless --embedded-keep-shm=false.
+// The worker serves --embedded-protocol. With TokenSpeed it keeps the
+// segments it reads (the gateway's pool owns them and refills them; see
+// shm.Route.Reuse) unless --embedded-keep-shm=false; with the other
+// protocols, which cannot advertise that, it unlinks them as their real
+// servicers do.
 func startEmbeddedWorkerWith(ctx context.Context, modelDir, dir string, f *serveFlags, ef embeddedFlags, heavy func(context.Context, func()) error, log *slog.Logger) (func(), string, error) {
 	sock := filepath.Join(dir, "worker.sock")
+	keep := ef.keepShm && ef.protocol == refworker.TokenSpeed
 	w := workerFlags{
-		model: modelDir, listen: "unix://" + sock, fingerprint: f.embeddedFP, shmDir: f.shmDir,
-		maxMessageSize: int(f.maxMessageSize), keepShm: ef.keepShm, encode: heavy,
+		protocol: ef.protocol, model: modelDir, listen: "unix://" + sock, fingerprint: f.embeddedFP, shmDir: f.shmDir,
+		maxMessageSize: int(f.maxMessageSize), keepShm: keep, encode: heavy,
 	}
 	srv, reader, err := w.build(log.With("component", "embedded-worker"))
 	if err != nil {
@@ -54,7 +71,7 @@ func startEmbeddedWorkerWith(ctx context.Context, modelDir, dir string, f *serve
 	}
 	srv.Register(g)
 	go g.Serve(lis)
-	log.Info("embedded reference worker started", "socket", sock, "model", modelDir, "served_model_name", srv.ServedModelName(), "fingerprint", f.embeddedFP, "keep_shm", ef.keepShm)
+	log.Info("embedded reference worker started", "protocol", srv.Protocol(), "socket", sock, "model", modelDir, "served_model_name", srv.ServedModelName(), "fingerprint", f.embeddedFP, "keep_shm", keep)
 	stop := func() {
 		done := make(chan struct{})
 		go func() { g.GracefulStop(); close(done) }()

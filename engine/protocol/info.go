@@ -38,6 +38,10 @@ type Info struct {
 	// after reading them and is done with their bytes once it answers, so
 	// the gateway may refill them for later requests (shm.Route.Reuse).
 	KeepAfterRead bool
+	// Defaults are the model's sampling defaults as the worker reports them
+	// (its generation config); requests that leave a parameter out get
+	// the default (SamplingDefaults.Apply).
+	Defaults SamplingDefaults
 	// Fetched is when the info was read (set by the engine).
 	Fetched time.Time
 }

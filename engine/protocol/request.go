@@ -25,6 +25,11 @@ type Request struct {
 	Sampling Sampling
 	// Media are the multimodal items in prompt order.
 	Media []MediaItem
+	// Placement is how Media's encoder inputs were placed: LayoutPerItem
+	// (each in a buffer of its own) or LayoutFlat (back to back in one
+	// buffer, each item's payload the next slice of it). A request with
+	// several items can only go to a worker whose protocol has that layout.
+	Placement Layout
 }
 
 // Choices is the number of sequences the request asks for (N, at least 1).
@@ -44,10 +49,16 @@ type Sampling struct {
 	MaxTokens *uint32
 	MinTokens uint32
 	// Stop strings and stop token ids (the model's end-of-sequence ids
-	// included when they should stop it).
+	// included when they should stop it). The gateway also matches Stop
+	// on the text it decodes, so a protocol whose workers take no stop
+	// strings (SGLang) sends the stops that are one token as stop ids and
+	// leaves the others to the gateway.
 	Stop         []string
 	StopTokenIDs []uint32
-	IgnoreEOS    bool
+	// StopTokens[i] are Stop[i]'s token ids as the model's tokenizer
+	// encodes the string alone; nil when unknown.
+	StopTokens [][]uint32
+	IgnoreEOS  bool
 	// SkipSpecialTokens: the worker drops special tokens from any text it
 	// makes.
 	SkipSpecialTokens bool
@@ -132,6 +143,30 @@ type MediaItem struct {
 	// Raw is the item's encoded media bytes, for protocols that want them
 	// (Capabilities.RawMedia); nil otherwise.
 	Raw []byte
+	// CacheKey is the item's encoder-cache identity as text: equal keys
+	// mean equal encoder inputs (the lower-case hex BLAKE3 digest of the
+	// media bytes, extended with the processing settings when they are not
+	// the model's defaults). Protocols whose cache keys are strings (vLLM's
+	// mm_hashes) send it.
+	CacheKey string
+	// Fields is how a protocol that joins the items' tensors (vLLM, SGLang)
+	// lays this item's out: the model family's layout of its modality.
+	Fields Fields
+}
+
+// Fields is how the tensors of items of one modality are joined into one
+// tensor per name (Capabilities.Layout LayoutFlat): vLLM's field
+// configuration.
+type Fields struct {
+	// Sizes, when not "", makes Input flat: the items' inputs are joined
+	// along dim 0 and an int64 tensor of this name holds each item's dim 0.
+	// "" means Input is batched (dim 0 is the item).
+	Sizes string
+	// Batched are the side tensors (and the sizes tensor) whose dim 0 is
+	// the item index; side tensors not listed are shared by every item.
+	Batched []string
+	// KeepOnCPU are the tensors the worker keeps on the CPU.
+	KeepOnCPU []string
 }
 
 // Range is a run of tokens in Request.InputIDs.

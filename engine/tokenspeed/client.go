@@ -2,13 +2,11 @@ package tokenspeed
 
 import (
 	"context"
-	"fmt"
 
-	"google.golang.org/grpc"
 	"google.golang.org/protobuf/proto"
 
 	"github.com/mmgate/mmgate/engine/protocol"
-	commonpb "github.com/mmgate/mmgate/proto/common"
+	"github.com/mmgate/mmgate/engine/smgwire"
 	schedulerpb "github.com/mmgate/mmgate/proto/scheduler"
 )
 
@@ -20,77 +18,34 @@ type client struct {
 // Info reads GetModelInfo (UNIMPLEMENTED: protocol.ErrNotThisProtocol) and
 // GetServerInfo (optional).
 func (c *client) Info(ctx context.Context) (*protocol.Info, error) {
-	mi, err := c.c.GetModelInfo(ctx, &schedulerpb.GetModelInfoRequest{})
-	if protocol.IsUnimplemented(err) {
-		return nil, fmt.Errorf("tokenspeed: get_model_info: %w: %w", protocol.ErrNotThisProtocol, err)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("get_model_info: %w", err)
-	}
-	si, err := c.c.GetServerInfo(ctx, &schedulerpb.GetServerInfoRequest{})
-	if err != nil && !protocol.IsUnimplemented(err) {
-		return nil, fmt.Errorf("get_server_info: %w", err)
-	}
-	return InfoOf(mi, si), nil
+	return smgwire.Info(ctx, Name,
+		func(ctx context.Context) (*schedulerpb.GetModelInfoResponse, error) {
+			return c.c.GetModelInfo(ctx, &schedulerpb.GetModelInfoRequest{})
+		},
+		func(ctx context.Context) (*schedulerpb.GetServerInfoResponse, error) {
+			return c.c.GetServerInfo(ctx, &schedulerpb.GetServerInfoRequest{})
+		}, InfoOf)
 }
 
 // Health runs HealthCheck.
 func (c *client) Health(ctx context.Context) error {
-	hc, err := c.c.HealthCheck(ctx, &schedulerpb.HealthCheckRequest{})
-	if err != nil {
-		return fmt.Errorf("health_check: %w", err)
-	}
-	if !hc.GetHealthy() {
-		return fmt.Errorf("health_check: unhealthy: %s", hc.GetMessage())
-	}
-	return nil
+	return smgwire.Health(c.c.HealthCheck(ctx, &schedulerpb.HealthCheckRequest{}))
 }
 
 // Loads sums running and waiting requests (the aggregate when it has them,
 // else the per-rank loads).
 func (c *client) Loads(ctx context.Context) (int64, error) {
 	lr, err := c.c.GetLoads(ctx, &schedulerpb.GetLoadsRequest{})
-	if protocol.IsUnimplemented(err) {
-		return 0, fmt.Errorf("get_loads: %w: %w", protocol.ErrUnimplemented, err)
-	}
-	if err != nil {
-		return 0, fmt.Errorf("get_loads: %w", err)
-	}
-	if a := lr.GetAggregate(); a != nil && (a.GetTotalRunningReqs() != 0 || a.GetTotalWaitingReqs() != 0) {
-		return int64(a.GetTotalRunningReqs()) + int64(a.GetTotalWaitingReqs()), nil
-	}
-	var n int64
-	for _, l := range lr.GetLoads() {
-		n += int64(l.GetNumRunningReqs()) + int64(l.GetNumWaitingReqs())
-	}
-	return n, nil
+	return smgwire.Loads(lr, err, func(lr *schedulerpb.GetLoadsResponse) int64 {
+		return smgwire.AggregateOr(lr.GetAggregate(), lr.GetLoads())
+	})
 }
 
 // Generate sends a GenerateRequest made by Encode.
 func (c *client) Generate(ctx context.Context, msg proto.Message) (protocol.EventStream, error) {
-	req, ok := msg.(*schedulerpb.GenerateRequest)
-	if !ok {
-		return nil, fmt.Errorf("tokenspeed: generate: a %T is not a GenerateRequest: %w", msg, protocol.ErrBadRequest)
-	}
-	cs, err := c.c.Generate(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	return &events{cs: cs, d: NewDecoder(req.GetStream())}, nil
-}
-
-// events decodes a Generate stream.
-type events struct {
-	cs grpc.ServerStreamingClient[schedulerpb.GenerateResponse]
-	d  *Decoder
-}
-
-func (s *events) Recv() (protocol.Event, error) {
-	r, err := s.cs.Recv()
-	if err != nil {
-		return protocol.Event{}, err
-	}
-	return s.d.Decode(r)
+	return smgwire.Generate(ctx, Name, msg, c.c.Generate, func(req *schedulerpb.GenerateRequest) func(*schedulerpb.GenerateResponse) (protocol.Event, error) {
+		return NewDecoder(req.GetStream()).Decode
+	})
 }
 
 // Abort runs Abort for the request id (the worker also stops its n > 1
@@ -102,21 +57,5 @@ func (c *client) Abort(ctx context.Context, requestID, reason string) error {
 
 // Tokenizer streams GetTokenizer.
 func (c *client) Tokenizer(ctx context.Context) (protocol.ChunkStream, error) {
-	st, err := c.c.GetTokenizer(ctx, &commonpb.GetTokenizerRequest{})
-	if err != nil {
-		return nil, err
-	}
-	return chunks{st}, nil
-}
-
-type chunks struct {
-	st grpc.ServerStreamingClient[commonpb.GetTokenizerChunk]
-}
-
-func (c chunks) Recv() (protocol.Chunk, error) {
-	ch, err := c.st.Recv()
-	if err != nil {
-		return protocol.Chunk{}, err // io.EOF after the last
-	}
-	return protocol.Chunk{Data: ch.GetData(), SHA256: ch.GetSha256()}, nil
+	return smgwire.Tokenizer(ctx, c.c.GetTokenizer)
 }

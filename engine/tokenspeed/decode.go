@@ -7,6 +7,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/mmgate/mmgate/engine/protocol"
+	"github.com/mmgate/mmgate/engine/smgwire"
 	schedulerpb "github.com/mmgate/mmgate/proto/scheduler"
 )
 
@@ -30,18 +31,10 @@ func (d *Decoder) Decode(r *schedulerpb.GenerateResponse) (protocol.Event, error
 	switch v := r.GetResponse().(type) {
 	case *schedulerpb.GenerateResponse_Chunk:
 		c := v.Chunk
-		ids := c.GetTokenIds()
 		if d.stream {
-			d.streamed[c.GetIndex()] = append(d.streamed[c.GetIndex()], ids...)
+			d.streamed[c.GetIndex()] = append(d.streamed[c.GetIndex()], c.GetTokenIds()...)
 		}
-		return protocol.Event{
-			Index:            int(c.GetIndex()),
-			Tokens:           ids,
-			Logprobs:         logprobs(c.GetOutputLogprobs()),
-			PromptTokens:     int(c.GetPromptTokens()),
-			CompletionTokens: int(c.GetCompletionTokens()),
-			CachedTokens:     int(c.GetCachedTokens()),
-		}, nil
+		return smgwire.ChunkEvent[*schedulerpb.TopLogProbs, *schedulerpb.OutputLogProbs](c), nil
 	case *schedulerpb.GenerateResponse_Complete:
 		return d.complete(v.Complete), nil
 	}
@@ -50,21 +43,7 @@ func (d *Decoder) Decode(r *schedulerpb.GenerateResponse) (protocol.Event, error
 
 // complete maps a choice's final message.
 func (d *Decoder) complete(c *schedulerpb.GenerateComplete) protocol.Event {
-	ev := protocol.Event{
-		Index:            int(c.GetIndex()),
-		Done:             true,
-		Finish:           c.GetFinishReason(),
-		PromptTokens:     int(c.GetPromptTokens()),
-		CompletionTokens: int(c.GetCompletionTokens()),
-		CachedTokens:     int(c.GetCachedTokens()),
-	}
-	switch m := c.GetMatchedStop().(type) {
-	case *schedulerpb.GenerateComplete_MatchedTokenId:
-		id := m.MatchedTokenId
-		ev.MatchedToken = &id
-	case *schedulerpb.GenerateComplete_MatchedStopStr:
-		ev.MatchedStop = m.MatchedStopStr
-	}
+	ev := smgwire.CompleteEvent(c)
 	out, lps := c.GetOutputIds(), logprobs(c.GetOutputLogprobs())
 	if d.stream {
 		// The output repeats streamed tokens; only what extends them is new.
@@ -86,26 +65,5 @@ func (d *Decoder) complete(c *schedulerpb.GenerateComplete) protocol.Event {
 
 // logprobs maps the output log-probabilities, one per token id.
 func logprobs(lp *schedulerpb.OutputLogProbs) []protocol.Logprob {
-	if lp == nil || len(lp.GetTokenIds()) == 0 {
-		return nil
-	}
-	vals, tops := lp.GetTokenLogprobs(), lp.GetTopLogprobs()
-	out := make([]protocol.Logprob, len(lp.GetTokenIds()))
-	for k, id := range lp.GetTokenIds() {
-		out[k].Token = id
-		if k < len(vals) {
-			out[k].Logprob = vals[k]
-		}
-		if k < len(tops) {
-			top := tops[k]
-			for j, tid := range top.GetTokenIds() {
-				t := protocol.TopLogprob{Token: tid}
-				if j < len(top.GetValues()) {
-					t.Logprob = top.GetValues()[j]
-				}
-				out[k].Top = append(out[k].Top, t)
-			}
-		}
-	}
-	return out
+	return smgwire.Logprobs[*schedulerpb.TopLogProbs](lp)
 }

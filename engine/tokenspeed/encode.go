@@ -3,15 +3,13 @@ package tokenspeed
 import (
 	"fmt"
 	"math"
-	"strconv"
 
 	"google.golang.org/protobuf/types/known/structpb"
 
 	"github.com/mmgate/mmgate/engine/protocol"
+	"github.com/mmgate/mmgate/engine/smgwire"
 	"github.com/mmgate/mmgate/engine/tokenspeed/tensordata"
-	commonpb "github.com/mmgate/mmgate/proto/common"
 	schedulerpb "github.com/mmgate/mmgate/proto/scheduler"
-	"github.com/mmgate/mmgate/vision"
 )
 
 // Encode builds the GenerateRequest of req. Errors wrap
@@ -60,12 +58,7 @@ func samplingParams(s *protocol.Sampling) (*schedulerpb.SamplingParams, error) {
 		IgnoreEos:         s.IgnoreEOS,
 		SkipSpecialTokens: s.SkipSpecialTokens,
 		N:                 max(1, s.N),
-	}
-	if len(s.LogitBias) > 0 {
-		sp.LogitBias = make(map[string]float32, len(s.LogitBias))
-		for id, b := range s.LogitBias {
-			sp.LogitBias[strconv.FormatUint(uint64(id), 10)] = b
-		}
+		LogitBias:         smgwire.StringBias(s.LogitBias),
 	}
 	switch c := s.Constraint; c.Kind {
 	case protocol.NoConstraint:
@@ -93,7 +86,7 @@ func samplingParams(s *protocol.Sampling) (*schedulerpb.SamplingParams, error) {
 
 // mediaItem maps one media item.
 func mediaItem(it *protocol.MediaItem) (*schedulerpb.MultimodalItem, error) {
-	mod, ok := modalityOut(it.Modality)
+	mod, ok := smgwire.ModalityOut(it.Modality)
 	if !ok {
 		return nil, fmt.Errorf("modality %v: %w", it.Modality, protocol.ErrBadRequest)
 	}
@@ -123,27 +116,4 @@ func mediaItem(it *protocol.MediaItem) (*schedulerpb.MultimodalItem, error) {
 		mi.Placeholders = append(mi.Placeholders, &schedulerpb.PlaceholderRange{Offset: uint32(r.Offset), Length: uint32(r.Length)})
 	}
 	return mi, nil
-}
-
-// modalityOut maps a modality to the wire's.
-func modalityOut(m vision.Modality) (commonpb.Modality, bool) {
-	switch m {
-	case vision.Image:
-		return commonpb.Modality_IMAGE, true
-	case vision.Video:
-		return commonpb.Modality_VIDEO, true
-	case vision.Audio:
-		return commonpb.Modality_AUDIO, true
-	}
-	return commonpb.Modality_MODALITY_UNSPECIFIED, false
-}
-
-// modalityIn maps a wire modality to vision's (the inverse of modalityOut).
-func modalityIn(m commonpb.Modality) (vision.Modality, bool) {
-	for _, v := range []vision.Modality{vision.Image, vision.Video, vision.Audio} {
-		if w, _ := modalityOut(v); w == m {
-			return v, true
-		}
-	}
-	return 0, false
 }

@@ -2,6 +2,7 @@ package tokenspeed
 
 import (
 	"github.com/mmgate/mmgate/engine/protocol"
+	"github.com/mmgate/mmgate/engine/smgwire"
 	schedulerpb "github.com/mmgate/mmgate/proto/scheduler"
 	"github.com/mmgate/mmgate/tensor"
 	"github.com/mmgate/mmgate/vision"
@@ -11,18 +12,8 @@ import (
 // implement it) to the neutral Info. Runtime, NamespaceMatch and Fetched
 // are the engine's to fill.
 func InfoOf(mi *schedulerpb.GetModelInfoResponse, si *schedulerpb.GetServerInfoResponse) *protocol.Info {
-	info := &protocol.Info{
-		ServedName:    mi.GetServedModelName(),
-		ModelType:     mi.GetModelType(),
-		Architectures: mi.GetArchitectures(),
-		ContextLength: int(max(0, mi.GetMaxContextLength())),
-		Modalities:    modalitiesOf(mi),
-	}
-	for _, id := range mi.GetEosTokenIds() {
-		if id >= 0 {
-			info.EOS = append(info.EOS, uint32(id))
-		}
-	}
+	info := smgwire.BaseInfo(mi, int(mi.GetMaxContextLength()))
+	info.Modalities = modalitiesOf(mi)
 	if dt, err := tensor.ParseDType(mi.GetMultimodalEncoderDtype()); err == nil {
 		info.EncoderDType = dt
 	}
@@ -38,7 +29,7 @@ func InfoOf(mi *schedulerpb.GetModelInfoResponse, si *schedulerpb.GetServerInfoR
 func modalitiesOf(mi *schedulerpb.GetModelInfoResponse) []vision.Modality {
 	var out []vision.Modality
 	for _, m := range mi.GetSupportedModalities() {
-		if v, ok := modalityIn(m); ok && !protocol.HasModality(out, v) {
+		if v, ok := smgwire.ModalityIn(m); ok && !protocol.HasModality(out, v) {
 			out = append(out, v)
 		}
 	}

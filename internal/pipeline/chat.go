@@ -23,13 +23,17 @@ func (p *Pipeline) Chat(ctx context.Context, req *openai.ChatRequest, rid string
 		st.release()
 		return nil, err
 	}
+	// Media bytes kept for the worker are needed until it has the request.
+	defer st.releaseRaw()
+	forWorker(&r.Sampling, st.w, r.Assets)
 	gr := &protocol.Request{
-		ID:       workerRequestID(rid),
-		InputIDs: r.IDs,
-		Text:     r.Text,
-		Stream:   true,
-		Sampling: r.Sampling,
-		Media:    r.Media,
+		ID:        workerRequestID(rid),
+		InputIDs:  r.IDs,
+		Text:      r.Text,
+		Stream:    true,
+		Sampling:  r.Sampling,
+		Media:     r.Media,
+		Placement: st.w.Capabilities().Layout,
 	}
 	stream, err := p.generate(ctx, st.w, gr, st.batch, st.times)
 	if err != nil {
@@ -50,16 +54,12 @@ func (p *Pipeline) generate(ctx context.Context, w *engine.Worker, gr *protocol.
 	return stream, nil
 }
 
-// placeable refuses media for a worker whose protocol wants them placed in
-// a way this pipeline does not place them yet: all items' inputs back to
-// back (a flat layout), or the raw media bytes beside the tensors.
+// placeable refuses media for a worker whose protocol wants several items
+// placed in a layout this pipeline does not make (it makes one buffer per
+// item, and all items back to back for a flat layout).
 func placeable(w *engine.Worker, items int) error {
-	c := w.Capabilities()
-	switch {
-	case items > 1 && c.Layout != protocol.LayoutPerItem:
-		return fmt.Errorf("pipeline: worker %s (%s) takes several media items only as one flat tensor: %w", w.URL(), w.Runtime(), engine.ErrUnsupportedParam)
-	case items > 0 && c.RawMedia:
-		return fmt.Errorf("pipeline: worker %s (%s) wants the raw media bytes: %w", w.URL(), w.Runtime(), engine.ErrUnsupportedParam)
+	if c := w.Capabilities(); items > 1 && c.Layout != protocol.LayoutPerItem && c.Layout != protocol.LayoutFlat {
+		return fmt.Errorf("pipeline: worker %s (%s) takes several media items in a layout this gateway does not place: %w", w.URL(), w.Runtime(), engine.ErrUnsupportedParam)
 	}
 	return nil
 }

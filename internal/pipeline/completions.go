@@ -17,6 +17,7 @@ func (p *Pipeline) Completion(ctx context.Context, req *openai.CompletionRequest
 	if err != nil {
 		return nil, err
 	}
+	forWorker(&r.Sampling, st.w, r.Assets)
 	gr := &protocol.Request{ID: workerRequestID(rid), InputIDs: r.IDs, Text: r.Text, Stream: true, Sampling: r.Sampling}
 	reqlog.From(ctx, p.log).Debug("completion", "model", r.Model, "worker", st.w.URL(), "prompt_tokens", len(r.IDs), "n", gr.Choices())
 	stream, err := p.generate(ctx, st.w, gr, nil, st.times)

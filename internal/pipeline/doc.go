@@ -13,8 +13,10 @@
 // one function (front.go) that the gateway's chat and completions and the
 // Renderer (mmgate render) all call. What differs between them is a
 // parameter: the media stage (the gateway fetches, decodes and
-// preprocesses each item for the worker it picked; render fetches and
-// reads headers to plan) and the max_tokens rule (Budget).
+// preprocesses each item for the worker it picked, placed as that worker's
+// protocol wants: one buffer per item, or all items back to back in one;
+// render fetches and reads headers to plan) and the max_tokens rule
+// (Budget).
 //
 // Stages do not call each other: this package calls them in order. On any
 // failure before the worker took the request, the request's shm segments are
@@ -22,7 +24,9 @@
 // aborts the request at the worker. Media strings of a request may share the
 // HTTP body's memory (package openai lifts them without a copy): nothing this
 // package keeps beyond a request refers to them (the lifetime rule in
-// package internal/server's documentation).
+// package internal/server's documentation). The encoded media bytes a
+// protocol wants beside the tensors (SGLang) are held only until
+// Engine.Generate has returned.
 //
 // A Pipeline and a Renderer are safe for concurrent use. The
 // preprocessed-tensor cache is shared by every request.

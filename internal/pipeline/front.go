@@ -57,9 +57,10 @@ type mediaStage interface {
 	// worker here, the capability check. It returns the context length
 	// to budget against (0: the model's own).
 	begin(ctx context.Context, model string, a *Assets, plan *prompt.Plan) (ctxLen int, err error)
-	// item fetches one item and plans it (the gateway also fills its
-	// tensors). Items of a request run in parallel.
-	item(ctx context.Context, a *Assets, it prompt.MediaItem, ov overrides) (prepared, error)
+	// media fetches and plans the request's items, returned in prompt
+	// order (the gateway also fills their tensors, placed as its worker's
+	// protocol wants them). Items are worked on in parallel.
+	media(ctx context.Context, a *Assets, plan *prompt.Plan, ov overrides) ([]prepared, error)
 	// observe records a stage's wall time.
 	observe(stage string, d time.Duration)
 }
@@ -119,7 +120,7 @@ func (f *front) chat(ctx context.Context, req *openai.ChatRequest, st mediaStage
 	if err != nil {
 		return nil, err
 	}
-	items, err := prepareMedia(ctx, st, a, plan, ov)
+	items, err := st.media(ctx, a, plan, ov)
 	if err != nil {
 		return nil, err
 	}
@@ -130,7 +131,7 @@ func (f *front) chat(ctx context.Context, req *openai.ChatRequest, st mediaStage
 		return nil, err
 	}
 	st.observe("tokenize", time.Since(t0))
-	r := &Rendered{Model: model, Assets: a, Result: *res, Media: mediaItems(items, res, a.Specials, exp)}
+	r := &Rendered{Model: model, Assets: a, Result: *res, Media: mediaItems(items, res, a, exp)}
 	if r.Sampling, err = sampling(&req.Params, len(res.IDs), orModel(ctxLen, a), a.EOS, f.budget); err != nil {
 		return nil, err
 	}
@@ -207,22 +208,23 @@ func overridesOf(req *openai.ChatRequest, plan *prompt.Plan) (overrides, error) 
 	return ov, nil
 }
 
-// prepareMedia runs st's item for every media item in parallel.
-func prepareMedia(ctx context.Context, st mediaStage, a *Assets, plan *prompt.Plan, ov overrides) ([]prepared, error) {
-	out := make([]prepared, len(plan.Media))
+// eachItem runs f for every media item of plan in parallel and returns
+// the results in prompt order. On error, out holds what the items that
+// succeeded returned, for the caller to give back.
+func eachItem(ctx context.Context, plan *prompt.Plan, f func(context.Context, prompt.MediaItem) (prepared, error)) (out []prepared, err error) {
+	out = make([]prepared, len(plan.Media))
 	if len(plan.Media) == 0 {
 		return out, nil
 	}
 	g, gctx := errgroup.WithContext(ctx)
 	for i, item := range plan.Media {
 		g.Go(func() error {
-			pr, err := st.item(gctx, a, item, ov)
-			out[i] = pr
+			pr, err := f(gctx, item)
+			if err == nil {
+				out[i] = pr
+			}
 			return err
 		})
 	}
-	if err := g.Wait(); err != nil {
-		return nil, err
-	}
-	return out, nil
+	return out, g.Wait()
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/mmgate/mmgate/engine"
 	"github.com/mmgate/mmgate/engine/protocol"
 	"github.com/mmgate/mmgate/openai"
 	"github.com/mmgate/mmgate/prompt"
@@ -136,28 +137,49 @@ func constraint(rf openai.ResponseFormat) protocol.Constraint {
 	return protocol.Constraint{}
 }
 
+// forWorker completes the sampling parameters for the worker: the model's
+// sampling defaults it reports fill the parameters the request left out
+// (as SMG applies them), and each stop string's token ids go along for a
+// protocol that matches stops by id only.
+func forWorker(sp *protocol.Sampling, w *engine.Worker, a *Assets) {
+	if info := w.Info(); info != nil {
+		info.Defaults.Apply(sp)
+	}
+	sp.StopTokens = nil
+	for _, s := range sp.Stop {
+		sp.StopTokens = append(sp.StopTokens, a.Tokenizer.Encode(s))
+	}
+}
+
 // mediaItems are the request's media items in prompt order.
-func mediaItems(items []prepared, res *prompt.Result, sp *prompt.Specials, exp []prompt.Expansion) []protocol.MediaItem {
+func mediaItems(items []prepared, res *prompt.Result, a *Assets, exp []prompt.Expansion) []protocol.MediaItem {
 	out := make([]protocol.MediaItem, len(items))
 	for i, it := range items {
-		out[i] = mediaItem(i, it, res, sp, exp[i])
+		out[i] = mediaItem(i, it, res, a, exp[i])
 	}
 	return out
 }
 
 // mediaItem is item i as the engine takes it: encoder input, the family's
-// side tensors, placeholder ranges and pad id, structural range, content
-// hash.
-func mediaItem(i int, it prepared, res *prompt.Result, sp *prompt.Specials, e prompt.Expansion) protocol.MediaItem {
+// side tensors and field layout, placeholder ranges and pad id, structural
+// range, content hash and cache key, and the media bytes when kept.
+func mediaItem(i int, it prepared, res *prompt.Result, a *Assets, e prompt.Expansion) protocol.MediaItem {
 	mi := protocol.MediaItem{
 		Modality: vision.Image,
 		Hash:     append([]byte(nil), it.hash[:]...),
+		CacheKey: it.key,
 		Input:    it.input,
 		Side:     make([]protocol.Tensor, len(it.side)),
 	}
 	if it.video != nil {
 		mi.Modality = vision.Video
 	}
+	if it.raw != nil {
+		mi.Raw = it.raw.Bytes
+	}
+	l := a.Model.Layout(mi.Modality)
+	mi.Fields = protocol.Fields{Sizes: l.Sizes, Batched: l.Batched, KeepOnCPU: l.KeepOnCPU}
+	sp := a.Specials
 	for k, t := range it.side {
 		mi.Side[k] = protocol.InlineTensor(t.Name, t.DType, t.Shape, t.Data)
 	}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/mmgate/mmgate/engine"
+	"github.com/mmgate/mmgate/engine/protocol"
 	"github.com/mmgate/mmgate/media/fetch"
 	"github.com/mmgate/mmgate/prompt"
 	"github.com/mmgate/mmgate/shm"
@@ -19,7 +20,8 @@ import (
 // gatewayStage is the gateway's media stage: it picks the worker, then
 // fetches, decodes and preprocesses each item straight into its
 // destination for that worker (an shm segment in the request's batch, or
-// inline bytes), on the heavy pool, through the tensor cache.
+// inline bytes; all items back to back in one destination for a protocol
+// that joins them), on the heavy pool, through the tensor cache.
 type gatewayStage struct {
 	p     *Pipeline
 	rid   string
@@ -29,6 +31,9 @@ type gatewayStage struct {
 	// worker took them).
 	w     *engine.Worker
 	batch *shm.Batch
+	// Set by media: the items, whose media bytes kept for a protocol that
+	// wants them (Capabilities.RawMedia) are given back by releaseRaw.
+	items []prepared
 }
 
 func (g *gatewayStage) begin(ctx context.Context, model string, _ *Assets, plan *prompt.Plan) (int, error) {
@@ -53,16 +58,36 @@ func (g *gatewayStage) begin(ctx context.Context, model string, _ *Assets, plan 
 	return w.Info().ContextLength, nil
 }
 
-func (g *gatewayStage) item(ctx context.Context, a *Assets, it prompt.MediaItem, ov overrides) (prepared, error) {
+func (g *gatewayStage) media(ctx context.Context, a *Assets, plan *prompt.Plan, ov overrides) ([]prepared, error) {
+	c := g.w.Capabilities()
+	j := &mediaJob{a: a, dt: g.w.EncoderDType(), route: g.w.Route(), batch: g.batch,
+		ov: ov.image, vov: ov.video, raw: c.RawMedia, times: g.times}
+	if len(plan.Media) > 1 && c.Layout == protocol.LayoutFlat {
+		items, err := g.p.prepareFlat(ctx, j, plan)
+		g.items = items
+		return items, err
+	}
+	items, err := eachItem(ctx, plan, func(ctx context.Context, it prompt.MediaItem) (prepared, error) {
+		return g.item(ctx, j, it)
+	})
+	if err != nil {
+		releaseRaw(items)
+		return nil, err
+	}
+	g.items = items
+	return items, nil
+}
+
+// item prepares one item into a destination of its own.
+func (g *gatewayStage) item(ctx context.Context, j *mediaJob, it prompt.MediaItem) (prepared, error) {
 	var (
 		pr  prepared
 		err error
 	)
-	dt, route := g.w.EncoderDType(), g.w.Route()
 	if it.Modality == prompt.Video {
-		pr, err = g.p.prepareVideo(ctx, a, it, dt, route, g.batch, ov.video, g.times)
+		pr, err = g.p.prepareVideo(ctx, j, it)
 	} else {
-		pr, err = g.p.prepareOne(ctx, a, it, dt, route, g.batch, ov.image, g.times)
+		pr, err = g.p.prepareOne(ctx, j, it)
 	}
 	outcome := "ok"
 	if err != nil {
@@ -74,13 +99,18 @@ func (g *gatewayStage) item(ctx context.Context, a *Assets, it prompt.MediaItem,
 
 func (g *gatewayStage) observe(stage string, d time.Duration) { g.p.observe(g.times, stage, d) }
 
-// release gives back the request's segments: the request failed before
-// its worker took them.
+// release gives back what the request holds when it failed before its
+// worker took it: its segments and the media bytes kept for the worker.
 func (g *gatewayStage) release() {
 	if g.batch != nil {
 		g.batch.Release()
 	}
+	g.releaseRaw()
 }
+
+// releaseRaw gives back the media bytes kept for the worker, once its
+// request is sent (Engine.Generate returned) or failed.
+func (g *gatewayStage) releaseRaw() { releaseRaw(g.items) }
 
 // errNoFetch refuses media that would have to be fetched from elsewhere.
 var errNoFetch = errors.New("fetching media is not enabled in render; send images and videos as data: URLs")
@@ -99,9 +129,23 @@ func (probeStage) begin(context.Context, string, *Assets, *prompt.Plan) (int, er
 
 func (probeStage) observe(string, time.Duration) {}
 
+func (s probeStage) media(ctx context.Context, a *Assets, plan *prompt.Plan, ov overrides) ([]prepared, error) {
+	items, err := eachItem(ctx, plan, func(ctx context.Context, it prompt.MediaItem) (prepared, error) {
+		return s.item(ctx, a, it, ov)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 func (s probeStage) item(ctx context.Context, a *Assets, it prompt.MediaItem, ov overrides) (prepared, error) {
-	if it.Modality != prompt.Image && it.Modality != prompt.Video {
-		return prepared{}, &prompt.Error{Kind: prompt.ErrUnsupported, Param: it.Param, Msg: it.Modality.String() + " is not supported for this model"}
+	if it.Modality != prompt.Video {
+		if err := checkImage(a, it); err != nil {
+			return prepared{}, err
+		}
+	} else if a.VideoPrep == nil {
+		return prepared{}, errNoVideo(it)
 	}
 	if s.inlineOnly && it.Scheme() != "data" {
 		return prepared{}, fmt.Errorf("%s: %s URL: %w", it.Param, it.Scheme(), errNoFetch)
@@ -111,19 +155,16 @@ func (s probeStage) item(ctx context.Context, a *Assets, it prompt.MediaItem, ov
 		return prepared{}, fmt.Errorf("%s: %w", it.Param, err)
 	}
 	defer m.Release()
-	pr := prepared{modality: it.Modality, hash: prompt.ContentHash(m.Bytes)}
-	switch {
-	case it.Modality == prompt.Video && a.VideoPrep == nil:
-		return prepared{}, &prompt.Error{Kind: prompt.ErrUnsupported, Param: it.Param, Msg: "video is not supported for this model"}
-	case it.Modality == prompt.Video:
+	pr := prepared{modality: it.Modality}
+	if it.Modality == prompt.Video {
+		identify(&pr, m.Bytes, videoSettings(ov.video))
 		_, vp, err := a.VideoPrep.Plan(ctx, m.Bytes, ov.video)
 		if err != nil {
 			return prepared{}, fmt.Errorf("%s: %w", it.Param, err)
 		}
 		pr.plan, pr.video = vp.Plan, &vp
-	case a.Prep == nil:
-		return prepared{}, &prompt.Error{Kind: prompt.ErrUnsupported, Param: it.Param, Msg: "this model takes no images"}
-	default:
+	} else {
+		identify(&pr, m.Bytes, imageSettings(ov.image))
 		if pr.plan, err = a.Prep.Plan(m.Bytes, ov.image); err != nil {
 			return prepared{}, fmt.Errorf("%s: %w", it.Param, err)
 		}

@@ -8,7 +8,6 @@ import (
 	"github.com/mmgate/mmgate/openai"
 	"github.com/mmgate/mmgate/prompt"
 	"github.com/mmgate/mmgate/shm"
-	"github.com/mmgate/mmgate/tensor"
 	"github.com/mmgate/mmgate/vision"
 )
 
@@ -48,23 +47,25 @@ func videoOverrides(req *openai.ChatRequest) vision.VideoOverrides {
 }
 
 // prepareVideo fetches a video, samples and preprocesses its frames straight
-// into a destination placed in batch.
-func (p *Pipeline) prepareVideo(ctx context.Context, a *Assets, item prompt.MediaItem, dt tensor.DType, route shm.Route, batch *shm.Batch, vov vision.VideoOverrides, times *stageTimes) (prepared, error) {
-	if a.VideoPrep == nil {
-		return prepared{}, &prompt.Error{Kind: prompt.ErrUnsupported, Param: item.Param, Msg: "video is not supported for this model"}
+// into a destination placed in the job's batch.
+func (p *Pipeline) prepareVideo(ctx context.Context, j *mediaJob, item prompt.MediaItem) (pr prepared, err error) {
+	if j.a.VideoPrep == nil {
+		return prepared{}, errNoVideo(item)
 	}
-	m, err := p.fetch(ctx, item, times)
+	m, err := p.fetch(ctx, item, j.times)
 	if err != nil {
 		return prepared{}, err
 	}
-	defer m.Release()
-	data := m.Bytes
-
+	defer func() {
+		if err != nil || !j.raw {
+			m.Release()
+		}
+	}()
 	var buf *shm.Buffer
-	res, err := a.VideoPrep.Video(ctx, videoprep.Request{
-		Data: data, Overrides: vov, DType: dt,
+	res, err := j.a.VideoPrep.Video(ctx, videoprep.Request{
+		Data: m.Bytes, Overrides: j.vov, DType: j.dt,
 		Alloc: func(n int) ([]byte, error) {
-			b, err := batch.Place(route, n, "video")
+			b, err := j.batch.Place(j.route, n, "video")
 			if err != nil {
 				return nil, err
 			}
@@ -75,17 +76,31 @@ func (p *Pipeline) prepareVideo(ctx context.Context, a *Assets, item prompt.Medi
 	if err != nil {
 		return prepared{}, fmt.Errorf("%s: %w", item.Param, err)
 	}
-	p.observe(times, "decode", res.Timings.Decode)
-	p.observe(times, "resize", res.Timings.Resize)
-	p.observe(times, "normalize_patchify", res.Timings.NormalizePatchify)
-	vp := res.Plan
-	pr := prepared{modality: prompt.Video, plan: vp.Plan, video: &vp, hash: prompt.ContentHash(data)}
-	if pr.input, err = placed(buf, a.Model.Layout(vision.Video).Primary, dt, vp.Shape()); err != nil {
+	p.observeVideo(res.Timings, j.times)
+	pr = videoPrepared(j, res.Plan, m.Bytes)
+	if pr.input, err = placed(buf, j.a.Model.Layout(vision.Video).Primary, j.dt, pr.video.Shape()); err != nil {
 		return prepared{}, err
 	}
 	pr.path = buf.Path()
-	pr.side = a.Model.SideTensors(pr.item())
+	if j.raw {
+		pr.raw = m
+	}
 	return pr, nil
+}
+
+// videoPrepared is a processed video's item: plan, identity, side tensors.
+func videoPrepared(j *mediaJob, vp vision.VideoPlan, data []byte) prepared {
+	pr := prepared{modality: prompt.Video, plan: vp.Plan, video: &vp}
+	identify(&pr, data, videoSettings(j.vov))
+	pr.side = j.a.Model.SideTensors(pr.item())
+	return pr
+}
+
+// observeVideo records a video's stage times.
+func (p *Pipeline) observeVideo(t videoprep.Timings, times *stageTimes) {
+	p.observe(times, "decode", t.Decode)
+	p.observe(times, "resize", t.Resize)
+	p.observe(times, "normalize_patchify", t.NormalizePatchify)
 }
 
 // expansions lays each item out in the prompt as the model's family says.

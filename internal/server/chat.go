@@ -124,12 +124,18 @@ func (s *Server) health(w http.ResponseWriter, _ *http.Request) {
 	writeJSON(w, http.StatusOK, h)
 }
 
+// ready answers GET /health/ready, with each worker's details (url,
+// runtime, model, health) as /health gives them.
 func (s *Server) ready(w http.ResponseWriter, _ *http.Request) {
+	workers := s.opts.Backend.Health()["workers"]
+	if workers == nil {
+		workers = []any{}
+	}
 	if !s.opts.Backend.Ready() {
-		writeJSON(w, http.StatusServiceUnavailable, map[string]any{"status": "not ready", "reason": "no healthy worker"})
+		writeJSON(w, http.StatusServiceUnavailable, map[string]any{"status": "not ready", "reason": "no healthy worker", "workers": workers})
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"status": "ready"})
+	writeJSON(w, http.StatusOK, map[string]any{"status": "ready", "workers": workers})
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {

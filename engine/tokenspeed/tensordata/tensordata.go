@@ -9,8 +9,8 @@ package tensordata
 
 import (
 	"fmt"
-	"math"
 
+	"github.com/mmgate/mmgate/engine/smgwire"
 	commonpb "github.com/mmgate/mmgate/proto/common"
 	schedulerpb "github.com/mmgate/mmgate/proto/scheduler"
 	"github.com/mmgate/mmgate/shm"
@@ -18,19 +18,14 @@ import (
 )
 
 // Handle is h as the wire's ShmHandle.
-func Handle(h shm.Handle) *commonpb.ShmHandle {
-	return &commonpb.ShmHandle{Name: h.Name, Offset: h.Offset, Nbytes: h.NBytes, OwnerId: h.Owner}
-}
+func Handle(h shm.Handle) *commonpb.ShmHandle { return smgwire.Handle(h) }
 
 // Encode builds the TensorData of a tensor of dtype dt and shape placed as p.
 // A dimension over the wire's uint32 range fails with tensor.ErrShape.
 func Encode(dt tensor.DType, shape []int, p shm.Payload) (*schedulerpb.TensorData, error) {
-	dims := make([]uint32, len(shape))
-	for i, d := range shape {
-		if d < 0 || d > math.MaxUint32 {
-			return nil, fmt.Errorf("tensordata: dimension %d of %v: %w", i, shape, tensor.ErrShape)
-		}
-		dims[i] = uint32(d)
+	dims, err := smgwire.Dims(shape)
+	if err != nil {
+		return nil, fmt.Errorf("tensordata: %w", err)
 	}
 	td := &schedulerpb.TensorData{Shape: dims, Dtype: dt.String()}
 	if p.Shm != nil {
@@ -43,19 +38,7 @@ func Encode(dt tensor.DType, shape []int, p shm.Payload) (*schedulerpb.TensorDat
 
 // Wire is td as the shm reader takes it. A nil td has no payload.
 func Wire(td *schedulerpb.TensorData) shm.Wire {
-	w := shm.Wire{DType: td.GetDtype(), Shape: td.GetShape()}
-	switch p := td.GetPayload().(type) {
-	case *schedulerpb.TensorData_Inline:
-		w.Kind, w.Inline = shm.InlinePayload, p.Inline
-	case *schedulerpb.TensorData_Shm:
-		if h := p.Shm; h != nil {
-			w.Kind = shm.ShmPayload
-			w.Shm = shm.Handle{Name: h.GetName(), Offset: h.GetOffset(), NBytes: h.GetNbytes(), Owner: h.GetOwnerId()}
-		}
-	case *schedulerpb.TensorData_Remote:
-		w.Kind, w.Other = shm.OtherPayload, "remote"
-	}
-	return w
+	return smgwire.Wire(td)
 }
 
 // Reader reads TokenSpeed tensors with an shm.Reader (the worker side). It

@@ -287,19 +287,9 @@ func TestWorkerFailures(t *testing.T) {
 		}, "abort at the worker")
 	}
 
-	// The worker dies mid-stream: the client gets a clean error event.
-	stream := c.Chat.Completions.NewStreaming(ctx, openai.ChatCompletionNewParams{
+	killMidStream(t, c, openai.ChatCompletionNewParams{
 		Model: "qwen3-vl", Messages: []openai.ChatCompletionMessageParamUnion{imageMessage("x", dataURL(t, photo))},
-	})
-	if !stream.Next() {
-		t.Fatalf("no first chunk: %v", stream.Err())
-	}
-	wp.Kill()
-	for stream.Next() {
-	}
-	if err := stream.Err(); err == nil || !strings.Contains(err.Error(), "worker") {
-		t.Errorf("after the worker died: err = %v", err)
-	}
+	}, wp)
 	// With every worker down: 503 quickly.
 	waitFor(t, func() bool {
 		r, err := http.Get(url + "/health/ready")
@@ -367,20 +357,7 @@ func TestVideo(t *testing.T) {
 	body := `{"model": "qwen3-vl", "messages": [{"role": "user", "content": [
 		{"type": "video_url", "video_url": {"url": "data:video/mp4;base64,` + base64.StdEncoding.EncodeToString(data) + `"}},
 		{"type": "text", "text": "What happens?"}]}]}`
-	resp, err := http.Post(url+"/v1/chat/completions", "application/json", strings.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	var out struct {
-		Choices []struct {
-			Message struct{ Content string } `json:"message"`
-		} `json:"choices"`
-	}
-	if err := json.NewDecoder(resp.Body).Decode(&out); err != nil || resp.StatusCode != 200 || len(out.Choices) != 1 {
-		t.Fatalf("status %d: %v", resp.StatusCode, err)
-	}
-	text := out.Choices[0].Message.Content
+	text := chatRaw(t, url, body, 200)
 	m := regexp.MustCompile(`video 1: grid (\d+x\d+x\d+), bfloat16 via (\w+), sha256 ([0-9a-f]{64})`).FindStringSubmatch(text)
 	if m == nil || m[3] != want {
 		t.Errorf("reply %q, want sha256 %s", text, want)

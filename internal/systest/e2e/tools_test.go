@@ -22,6 +22,15 @@ func weatherTool() openai.ChatCompletionToolUnionParam {
 	})
 }
 
+// weatherParams is a chat request offering the weather tool.
+func weatherParams() openai.ChatCompletionNewParams {
+	return openai.ChatCompletionNewParams{
+		Model:    "qwen3-vl",
+		Messages: []openai.ChatCompletionMessageParamUnion{openai.UserMessage("What is the weather in Paris?")},
+		Tools:    []openai.ChatCompletionToolUnionParam{weatherTool()},
+	}
+}
+
 // TestToolCalls: the worker answers with a Qwen tool-call block; the client
 // receives tool_calls it can use, whole and streamed.
 func TestToolCalls(t *testing.T) {
@@ -30,11 +39,7 @@ func TestToolCalls(t *testing.T) {
 	url, _ := startGateway(t, shm, "--worker", w)
 	c := client(url)
 	ctx := ctxT(t)
-	params := openai.ChatCompletionNewParams{
-		Model:    "qwen3-vl",
-		Messages: []openai.ChatCompletionMessageParamUnion{openai.UserMessage("What is the weather in Paris?")},
-		Tools:    []openai.ChatCompletionToolUnionParam{weatherTool()},
-	}
+	params := weatherParams()
 	check := func(how string, msg openai.ChatCompletionMessage, finish string) {
 		t.Helper()
 		if finish != "tool_calls" || len(msg.ToolCalls) != 1 {

@@ -63,13 +63,21 @@ func loadCorpus(t *testing.T) ([]corpusCase, map[string][]byte) {
 // checks the status and error code, that errors come before any streamed
 // byte, and that the gateway ends healthy with no goroutines or shm
 // segments left behind.
-func TestCorpus(t *testing.T) {
+func TestCorpus(t *testing.T) { runCorpus(t, "tokenspeed") }
+
+// TestCorpusVLLM runs the corpus against an embedded worker serving vLLM's
+// protocol (one float32 tensor for all of a request's images, each segment
+// unlinked after its one read).
+func TestCorpusVLLM(t *testing.T) { runCorpus(t, "vllm") }
+
+// runCorpus is TestCorpus with the embedded worker serving protocol.
+func runCorpus(t *testing.T, protocol string) {
 	cases, bodies := loadCorpus(t)
 	if len(cases) < 50 {
 		t.Fatalf("only %d corpus cases", len(cases))
 	}
 	shm := shmDir(t)
-	url, gw := startGateway(t, shm, "--embedded-worker", "--max-body-bytes", "4194304", "--cache-bytes", "0",
+	url, gw := startGateway(t, shm, "--embedded-worker", "--embedded-protocol", protocol, "--max-body-bytes", "4194304", "--cache-bytes", "0",
 		"--shm-ttl", "1s", "--shm-sweep-interval", "250ms")
 	healthy(t, url)
 	base := gauge(t, url, "go_goroutines")

@@ -25,7 +25,7 @@ import (
 // "fault:NAME" word in the prompt: it sends malformed streams, hangs, ends
 // streams early or drops its connections.
 type faultWorker struct {
-	*refworker.Server
+	*refworker.TokenSpeedServer
 	tok *tokenizer.Tokenizer
 
 	mu    sync.Mutex
@@ -64,7 +64,7 @@ func (w *faultWorker) dropConnections() {
 func startFaultWorker(t *testing.T, shmDir string) (string, *faultWorker) {
 	t.Helper()
 	ref, tok := refworkertest.New(t, modelDir, shmDir, nil)
-	w := &faultWorker{Server: ref, tok: tok}
+	w := &faultWorker{TokenSpeedServer: ref.TokenSpeed(), tok: tok}
 	sock := filepath.Join(t.TempDir(), "fault.sock")
 	lis, err := net.Listen("unix", sock)
 	if err != nil {
@@ -105,7 +105,7 @@ func complete(rid string, ids []uint32, index uint32) *schedulerpb.GenerateRespo
 func (w *faultWorker) Generate(req *schedulerpb.GenerateRequest, stream schedulerpb.TokenSpeedScheduler_GenerateServer) error {
 	mode := w.mode(req)
 	if mode == "" {
-		return w.Server.Generate(req, stream)
+		return w.TokenSpeedServer.Generate(req, stream)
 	}
 	w.running.Add(1)
 	defer w.running.Add(-1)

@@ -16,6 +16,7 @@ type Config struct {
 	Duration       time.Duration // traffic time; default 30 s
 	Concurrency    int           // clients; default 8 (soak), 64 (load)
 	Workers        int           // reference workers; default 3
+	Protocol       string        // the workers' protocol (mmgate worker --protocol); default tokenspeed
 	Images         int           // distinct images; default 6
 	RequestTimeout time.Duration // per request; default 60 s
 	Seed           int64
@@ -86,6 +87,16 @@ func (c *Config) defaults() error {
 		c.Log = io.Discard
 	}
 	return nil
+}
+
+// encoderDType is the dtype the workers receive pixels in: the demo
+// model's bfloat16 over TokenSpeed, float32 over vLLM's and SGLang's
+// protocols.
+func (c *Config) encoderDType() string {
+	if c.Protocol == "" || c.Protocol == "tokenspeed" {
+		return "bfloat16"
+	}
+	return "float32"
 }
 
 // Report is the outcome of a run (printed as JSON by `mmgate bench soak`).

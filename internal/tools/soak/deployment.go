@@ -42,6 +42,9 @@ func (d *deployment) start(ctx context.Context) error {
 	for i := 0; i < cfg.Workers; i++ {
 		sock := filepath.Join(cfg.WorkDir, "w"+strconv.Itoa(i)+".sock")
 		args := procs.WorkerArgs(sock, d.shmDir, "--model", cfg.ModelDir, "--log-level", "warn")
+		if cfg.Protocol != "" {
+			args = append(args, "--protocol", cfg.Protocol)
+		}
 		if cfg.RejectEvery > 0 {
 			args = append(args, "--reject-every", strconv.Itoa(cfg.RejectEvery))
 		}

@@ -33,7 +33,7 @@ func makeImages(cfg *Config) ([]image, error) {
 		if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
 			return nil, err
 		}
-		sha, err := procs.PreprocessHash(cfg.Binary, cfg.ModelDir, "bfloat16", path)
+		sha, err := procs.PreprocessHash(cfg.Binary, cfg.ModelDir, cfg.encoderDType(), path)
 		if err != nil {
 			return nil, fmt.Errorf("soak: %w", err)
 		}

@@ -1,0 +1,40 @@
+package vllm
+
+import (
+	"google.golang.org/grpc"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/mmgate/mmgate/engine/protocol"
+	vllmpb "github.com/mmgate/mmgate/proto/vllm"
+	"github.com/mmgate/mmgate/tensor"
+)
+
+// Name is the protocol's runtime label.
+const Name = "vllm"
+
+// Protocol is vLLM's protocol. Its zero value is ready to use.
+type Protocol struct{}
+
+var _ protocol.Protocol = Protocol{}
+
+// Name returns "vllm".
+func (Protocol) Name() string { return Name }
+
+// Capabilities of the protocol (see the package documentation).
+func (Protocol) Capabilities() protocol.Capabilities {
+	return protocol.Capabilities{
+		DTypes: []tensor.DType{tensor.Float32},
+		Shm:    true,
+		Layout: protocol.LayoutFlat,
+	}
+}
+
+// Client binds the protocol to a worker connection.
+func (Protocol) Client(cc grpc.ClientConnInterface) protocol.Client {
+	return &client{c: vllmpb.NewVllmEngineClient(cc)}
+}
+
+// Encode builds the GenerateRequest of req (see the package documentation).
+func (Protocol) Encode(req *protocol.Request) (proto.Message, error) {
+	return Encode(req)
+}
