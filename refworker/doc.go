@@ -11,7 +11,7 @@
 // loop. The reply is a deterministic text describing what the worker
 // received — per item the modality, what the family reports (the grid),
 // dtype, transport path and a fingerprint of the item's encoder-input
-// bytes — tokenized with the model's own tokenizer and generated token by
+// bytes (and, for SGLang, of the encoded image bytes it carries) — tokenized with the model's own tokenizer and generated token by
 // token for each of the n choices (stop ids and strings, min and max
 // tokens, ignore_eos, stand-in log-probabilities).
 //

@@ -40,6 +40,9 @@ type item struct {
 	ranges     []span
 	pad        *uint32
 	structural bool
+	// encoded is the item's encoded media bytes, for a protocol that
+	// carries them (SGLang's image_data); nil otherwise.
+	encoded []byte
 }
 
 // span is a range of prompt tokens.
@@ -88,6 +91,12 @@ func (s *Server) check(i int, it item, ids []uint32) (received, error) {
 		return r, invalid("item %d: %v", i, err)
 	}
 	r.Fingerprint = s.fingerprint(it.primary.Data)
+	if it.encoded != nil {
+		// The encoded bytes are fingerprinted too: they must be the
+		// client's, intact, when the request arrives.
+		note := fmt.Sprintf("encoded %d bytes, %s %s", len(it.encoded), s.opts.Fingerprint, s.fingerprint(it.encoded))
+		r.Summary.Notes = append(slices.Clip(r.Summary.Notes), note)
+	}
 	return r, nil
 }
 

@@ -70,6 +70,7 @@ func (x *SGLangServer) readMM(mm *sglangpb.MultimodalInputs, ids []uint32) ([]re
 		items[k] = item{
 			modality: vision.Image, primary: parts[k][sglangPixels], path: shm.PathInline,
 			side: sideOf(parts[k], sglangPixels), ranges: []span{{int(p.GetOffset()), int(p.GetLength())}}, pad: mm.ImTokenId,
+			encoded: mm.GetImageData()[k],
 		}
 	}
 	return x.s.checkAll(items, ids)

@@ -48,7 +48,7 @@ func sglangGenerate(t *testing.T, c sglangpb.SglangSchedulerClient, req *sglangp
 
 // TestSGLangImages: the whole-batch item the gateway's SGLang encoder
 // sends is divided into its images by the family's layout and described
-// one by one; the stream's last step comes as a chunk and a complete;
+// one by one, with a fingerprint of its encoded bytes; the stream's last step comes as a chunk and a complete;
 // without stream, n completes all say index 0.
 func TestSGLangImages(t *testing.T) {
 	e, c := startSGLang(t)
@@ -64,7 +64,9 @@ func TestSGLangImages(t *testing.T) {
 	}
 	text := tok.Decode(res.tokens[0], true)
 	for k, grid := range []string{"grid 1x4x6", "grid 1x2x2"} {
-		if line := "image " + string(rune('1'+k)) + ": " + grid + ", float32 via inline, sha256 " + sha(want[k]); !strings.Contains(text, line) {
+		line := "image " + string(rune('1'+k)) + ": " + grid + ", float32 via inline, sha256 " + sha(want[k]) +
+			", encoded 1 bytes, sha256 " + sha(req.Media[k].Raw) + "\n"
+		if !strings.Contains(text, line) {
 			t.Errorf("reply lacks %q:\n%s", line, text)
 		}
 	}

@@ -32,7 +32,9 @@
 // holds nothing of them. TestBodyLifetime guards the rule: with every
 // released buffer overwritten at once, concurrent chat requests with
 // images through the real pipeline and reference worker must give the
-// same answers, tensor digests included, as without.
+// same answers, tensor digests included, as without — with a TokenSpeed
+// worker, and with an SGLang worker, which also gets each image's encoded
+// bytes (kept by the pipeline only until the worker has the request).
 //
 // A Server is safe for concurrent use; every request runs on its own
 // goroutine and is cancelled when its client goes away. Drain marks a

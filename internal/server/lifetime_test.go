@@ -18,6 +18,8 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
+	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -33,6 +35,7 @@ import (
 	"github.com/mmgate/mmgate/media"
 	"github.com/mmgate/mmgate/media/fetch"
 	"github.com/mmgate/mmgate/openai"
+	"github.com/mmgate/mmgate/refworker"
 	"github.com/mmgate/mmgate/refworker/refworkertest"
 	"github.com/mmgate/mmgate/shm"
 )
@@ -47,7 +50,9 @@ type gateway struct {
 	pipe *pipeline.Pipeline
 }
 
-func newGateway(t *testing.T) *gateway {
+// newGateway runs the stack with a reference worker serving protocol
+// (refworker.TokenSpeed, VLLM or SGLang).
+func newGateway(t *testing.T, protocol string) *gateway {
 	t.Helper()
 	dir, err := demomodel.Materialize(t.TempDir())
 	if err != nil {
@@ -59,7 +64,7 @@ func newGateway(t *testing.T) *gateway {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { pool.Close() })
-	url := refworkertest.Start(t, dir, shmDir, nil)
+	url := refworkertest.Start(t, dir, shmDir, func(o *refworker.Options) { o.Protocol = protocol })
 	eng, err := engine.New(engine.Options{Protocols: engines.Protocols(), Workers: []engine.WorkerConfig{{URL: url}}, Pool: pool})
 	if err != nil {
 		t.Fatal(err)
@@ -245,30 +250,71 @@ func askAll(url string, reqs []string) [][2]string {
 // sent concurrently through the real server, pipeline and reference worker
 // with every released body buffer overwritten at once, get the same
 // answers — the worker's digests of the prompt and of every tensor it
-// received — as without.
+// received — as without. With an SGLang worker the gateway also keeps each
+// image's encoded bytes until the worker has the request (its items are
+// joined, two images in one tensor): the worker's digests of those must be
+// the client's images.
 func TestBodyLifetime(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the whole gateway")
 	}
-	g := newGateway(t)
-	reqs := lifetimeRequests(t)
-	want := askAll(g.serve(t, false), reqs)
-	for i, w := range want {
-		if w[0] != w[1] || !strings.HasPrefix(w[0], "prompt: ") {
-			t.Fatalf("request %d without poisoning: %q, then %q", i, w[0], w[1])
-		}
-		if n := strings.Count(reqs[i], `"type":"image_url"`); strings.Count(w[0], "\nimage ") != n {
-			t.Fatalf("request %d: the worker reports %q for %d images", i, w[0], n)
-		}
-	}
-	got := askAll(g.serve(t, true), reqs)
-	for i := range reqs {
-		for k := range 2 {
-			if got[i][k] != want[i][0] {
-				t.Errorf("request %d, poisoned (%d): %q\nwant %q", i, k, got[i][k], want[i][0])
+	for _, proto := range []string{refworker.TokenSpeed, refworker.SGLang} {
+		t.Run(proto, func(t *testing.T) {
+			g := newGateway(t, proto)
+			reqs := lifetimeRequests(t)
+			want := askAll(g.serve(t, false), reqs)
+			for i, w := range want {
+				if w[0] != w[1] || !strings.HasPrefix(w[0], "prompt: ") {
+					t.Fatalf("request %d without poisoning: %q, then %q", i, w[0], w[1])
+				}
+				if n := strings.Count(reqs[i], `"type":"image_url"`); strings.Count(w[0], "\nimage ") != n {
+					t.Fatalf("request %d: the worker reports %q for %d images", i, w[0], n)
+				}
+				if got, want := encodedDigests(w[0]), imageDigests(t, reqs[i]); proto == refworker.SGLang && !slices.Equal(got, want) {
+					t.Fatalf("request %d: encoded bytes %v at the worker, sent %v", i, got, want)
+				}
 			}
-		}
+			got := askAll(g.serve(t, true), reqs)
+			for i := range reqs {
+				for k := range 2 {
+					if got[i][k] != want[i][0] {
+						t.Errorf("request %d, poisoned (%d): %q\nwant %q", i, k, got[i][k], want[i][0])
+					}
+				}
+			}
+		})
 	}
+}
+
+var (
+	dataURLPayload = regexp.MustCompile(`;base64,([A-Za-z0-9+/=]+)`)
+	encodedNote    = regexp.MustCompile(`encoded \d+ bytes, sha256 ([0-9a-f]{64})`)
+)
+
+// imageDigests are the SHA-256 digests of the images a request body sends,
+// in order.
+func imageDigests(t *testing.T, body string) []string {
+	t.Helper()
+	out := []string{}
+	for _, m := range dataURLPayload.FindAllStringSubmatch(body, -1) {
+		b, err := base64.StdEncoding.DecodeString(m[1])
+		if err != nil {
+			t.Fatal(err)
+		}
+		sum := sha256.Sum256(b)
+		out = append(out, hex.EncodeToString(sum[:]))
+	}
+	return out
+}
+
+// encodedDigests are the digests of the encoded image bytes a worker
+// reports, in order.
+func encodedDigests(reply string) []string {
+	out := []string{}
+	for _, m := range encodedNote.FindAllStringSubmatch(reply, -1) {
+		out = append(out, m[1])
+	}
+	return out
 }
 
 // TestGatewayPromptIsRendered: the gateway sends the worker the very ids
@@ -278,7 +324,7 @@ func TestGatewayPromptIsRendered(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the whole gateway")
 	}
-	g := newGateway(t)
+	g := newGateway(t, refworker.TokenSpeed)
 	url := g.serve(t, false)
 	dec, err := media.New(media.Options{})
 	if err != nil {
