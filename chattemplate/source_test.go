@@ -140,3 +140,21 @@ func TestRenderErrors(t *testing.T) {
 		}
 	}
 }
+
+// Generation blocks become plain blocks with the same whitespace modifiers;
+// a tag that only names generation inside a string is left alone.
+func TestRewriteGeneration(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{`{% generation %}x{% endgeneration %}`, `{% if true %}x{% endif %}`},
+		{`{%- generation -%}x{%- endgeneration %}`, `{%- if true -%}x{%- endif %}`},
+		{`{{ 'generation' }}{% set generation = 1 %}`, `{{ 'generation' }}{% set generation = 1 %}`},
+	} {
+		src, tags, err := normalizeSource(tc.in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := rewriteTags(src, tags); got != tc.want {
+			t.Errorf("%s: %s, want %s", tc.in, got, tc.want)
+		}
+	}
+}
