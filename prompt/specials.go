@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/mmgate/mmgate/tokenizer"
+	"github.com/mmgate/mmgate/vision/hfconfig"
 )
 
 // Tokenizer is what this package and the model families need from a
@@ -73,16 +74,9 @@ func (s *Specials) Placeholder(m Modality) (string, bool) {
 // (top level, else text_config / thinker_config) and looks their text up
 // in tok. Ids are never assumed: a missing id means the model lacks it.
 func ReadSpecials(configJSON []byte, tok Tokenizer) (*Specials, error) {
-	var top map[string]json.RawMessage
-	if err := json.Unmarshal(configJSON, &top); err != nil {
-		return nil, fmt.Errorf("prompt: config.json: %v: %w", err, ErrBadRequest)
-	}
-	scopes := []map[string]json.RawMessage{top}
-	for _, sub := range []string{"text_config", "thinker_config"} {
-		var m map[string]json.RawMessage
-		if json.Unmarshal(top[sub], &m) == nil && m != nil {
-			scopes = append(scopes, m)
-		}
+	scopes, err := hfconfig.TokenScopes(configJSON)
+	if err != nil {
+		return nil, fmt.Errorf("prompt: %v: %w", err, ErrBadRequest)
 	}
 	lookup := func(key string) (Token, bool, error) {
 		for _, sc := range scopes {

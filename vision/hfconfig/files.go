@@ -168,3 +168,22 @@ func ExtraTokens(data []byte, tokens map[string]*string) error {
 	}
 	return nil
 }
+
+// TokenScopes returns the objects of a config.json where multimodal
+// checkpoints write their token ids: the top level, then text_config and
+// thinker_config when they are objects. JSON that is not an object is an
+// error wrapping vision.ErrBadOptions.
+func TokenScopes(configJSON []byte) ([]map[string]json.RawMessage, error) {
+	var top map[string]json.RawMessage
+	if err := json.Unmarshal(configJSON, &top); err != nil || top == nil {
+		return nil, fmt.Errorf("%s: not a JSON object (%v): %w", ModelFile, err, vision.ErrBadOptions)
+	}
+	scopes := []map[string]json.RawMessage{top}
+	for _, sub := range []string{"text_config", "thinker_config"} {
+		var m map[string]json.RawMessage
+		if json.Unmarshal(top[sub], &m) == nil && m != nil {
+			scopes = append(scopes, m)
+		}
+	}
+	return scopes, nil
+}
