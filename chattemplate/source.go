@@ -225,6 +225,27 @@ func mentionsTools(tags []tag) bool {
 	return false
 }
 
+// filtered returns what a filter chain applies to: "x | f(a) | g" reads
+// x, as vLLM's analysis of the template looks through filters (llava-hf's
+// templates loop over message['content'] | selectattr(...)).
+func filtered(expr string) string {
+	code := codeOf(expr)
+	depth := 0
+	for i := 0; i < len(code); i++ {
+		switch code[i] {
+		case '(', '[', '{':
+			depth++
+		case ')', ']', '}':
+			depth--
+		case '|':
+			if depth == 0 && (i+1 >= len(code) || code[i+1] != '|') {
+				return strings.TrimSpace(expr[:i])
+			}
+		}
+	}
+	return strings.TrimSpace(expr)
+}
+
 // iteratesContent reports whether the template loops over a message's
 // content parts: a for loop whose iterable ends in ".content" or
 // "['content']", directly or through a variable set from such an
@@ -237,7 +258,7 @@ func iteratesContent(tags []tag) bool {
 		}
 		body := strings.TrimSpace(t.body)
 		if m := setStmt.FindStringSubmatch(body); m != nil {
-			if contentPath.MatchString(m[2]) {
+			if contentPath.MatchString(filtered(m[2])) {
 				aliases[m[1]] = true
 			}
 			continue
@@ -246,7 +267,7 @@ func iteratesContent(tags []tag) bool {
 		if m == nil {
 			continue
 		}
-		iter := strings.TrimSpace(m[1])
+		iter := filtered(m[1])
 		if contentPath.MatchString(iter) || (identExpr.MatchString(iter) && aliases[iter]) {
 			return true
 		}

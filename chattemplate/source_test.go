@@ -34,6 +34,9 @@ func TestAnalysis(t *testing.T) {
 		{"alias loop", `{% for m in messages %}{% set c = m['content'] %}{% for p in c %}{{ p.text }}{% endfor %}{% endfor %}`, false, true},
 		{"loop over messages only", `{% for m in messages %}{{ m.content }}{% endfor %}`, false, false},
 		{"loop with filter", `{%- for p in message.content if p.type == 'text' -%}{{ p.text }}{%- endfor %}`, false, true},
+		{"loop over filtered content", `{% for c in message['content'] | selectattr('type', 'equalto', 'image') %}x{% endfor %}`, false, true},
+		{"alias of filtered content", `{% set c = m.content | list %}{% for p in c %}{{ p }}{% endfor %}`, false, true},
+		{"filter in a string", `{% for c in messages | map(attribute='x|content') %}{% endfor %}`, false, false},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
