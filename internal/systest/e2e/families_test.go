@@ -3,6 +3,7 @@ package e2e
 import (
 	"bytes"
 	"crypto/sha256"
+	"encoding/base64"
 	endianness "encoding/binary"
 	"encoding/json"
 	"errors"
@@ -15,6 +16,7 @@ import (
 	"testing"
 
 	"github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/option"
 
 	"github.com/mmgate/mmgate/internal/testutil/procs"
 	"github.com/mmgate/mmgate/tokenizer/tokenizertest"
@@ -239,5 +241,40 @@ func TestUnknownMediaModel(t *testing.T) {
 		if !strings.Contains(string(out), want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
+	}
+}
+
+// A GLM-4V video through the gateway: the worker receives its grid and the
+// pixels of `mmgate preprocess`, with one run of <|video|> per temporal
+// group inside the video's replacement.
+func TestGLMVideo(t *testing.T) {
+	if _, err := exec.LookPath("ffmpeg"); err != nil {
+		t.Skip("ffmpeg is not installed")
+	}
+	dir := tokenizertest.ModelDir(t, "glm-4.1v")
+	shm := shmDir(t)
+	w, _ := procs.Worker(t, binary, shm, "--model", dir, "--served-model-name", "glm")
+	url, _ := procs.Gateway(t, binary, shm, "--model", dir, "--worker", w)
+	clip := "../../../media/video/testdata/h264_moov_end.mp4"
+	data, err := os.ReadFile(clip)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := `{"model": "glm", "messages": [{"role": "user", "content": [
+		{"type": "video_url", "video_url": {"url": "data:video/mp4;base64,` + base64.StdEncoding.EncodeToString(data) + `"}},
+		{"type": "text", "text": "What happens?"}]}]}`
+	c := client(url)
+	resp, err := c.Chat.Completions.New(ctxT(t), openai.ChatCompletionNewParams{}, option.WithRequestBody("application/json", []byte(body)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	reply := resp.Choices[0].Message.Content
+	m := regexp.MustCompile(`video 1: grid (\d+x\d+x\d+), (\w+) via \w+, sha256 ([0-9a-f]{64})`).FindStringSubmatch(reply)
+	if m == nil {
+		t.Fatalf("reply %q", reply)
+	}
+	want := preprocessLine(t, dir, m[2], clip)
+	if "grid "+m[1] != head(want) || m[3] != want["sha256"] {
+		t.Errorf("reply %q, want %s %s", reply, head(want), want["sha256"])
 	}
 }
