@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mmgate/mmgate/family/familytest"
 	"github.com/mmgate/mmgate/tensor"
 	"github.com/mmgate/mmgate/tokenizer/tokenizertest"
 )
@@ -42,21 +43,27 @@ type familyWant struct {
 // goldenEntries reads the files of a processor package's golden.json.
 func goldenEntries(t *testing.T, pkg string) map[string]map[string]any {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join("..", "..", "vision", pkg, "testdata", "golden.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
 	var doc struct {
 		Files []map[string]any `json:"files"`
 	}
-	if err := json.Unmarshal(b, &doc); err != nil {
-		t.Fatal(err)
-	}
+	readGolden(t, pkg, &doc)
 	out := map[string]map[string]any{}
 	for _, f := range doc.Files {
 		out[f["file"].(string)] = f
 	}
 	return out
+}
+
+// readGolden decodes the golden.json of processor package pkg into v.
+func readGolden(t *testing.T, pkg string, v any) {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("..", "..", "vision", pkg, "testdata", "golden.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, v); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // caseWant turns one golden case (or file entry) into a familyWant with
@@ -111,7 +118,7 @@ func TestPreprocessFamilies(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := tokenizertest.ModelDir(t, tc.folder)
 			if tc.patch != nil {
-				patchJSON(t, filepath.Join(dir, "preprocessor_config.json"), tc.patch)
+				familytest.Patch(t, dir, "preprocessor_config.json", tc.patch)
 			}
 			golden := goldenEntries(t, tc.pkg)
 			args := []string{"preprocess", "--model", dir, "--hash"}
@@ -167,28 +174,6 @@ func checkFamilyLine(t *testing.T, file, line string, want familyWant) {
 		if _, ok := got[k]; !ok {
 			t.Errorf("%s: no %s", file, k)
 		}
-	}
-}
-
-// patchJSON sets the keys of kv in the JSON object of path.
-func patchJSON(t *testing.T, path string, kv map[string]any) {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var m map[string]any
-	if err := json.Unmarshal(b, &m); err != nil {
-		t.Fatal(err)
-	}
-	for k, v := range kv {
-		m[k] = v
-	}
-	if b, err = json.Marshal(m); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, b, 0o644); err != nil {
-		t.Fatal(err)
 	}
 }
 
@@ -256,16 +241,10 @@ func TestPreprocessGLMVideo(t *testing.T) {
 	if _, err := exec.LookPath("ffmpeg"); err != nil {
 		t.Skip("ffmpeg not installed (Debian package ffmpeg)")
 	}
-	b, err := os.ReadFile(filepath.Join("..", "..", "vision", "glm4v", "testdata", "golden.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
 	var doc struct {
 		Clips []map[string]any `json:"clips"`
 	}
-	if err := json.Unmarshal(b, &doc); err != nil {
-		t.Fatal(err)
-	}
+	readGolden(t, "glm4v", &doc)
 	dir := tokenizertest.ModelDir(t, "glm-4.1v")
 	checked := 0
 	for _, c := range doc.Clips {

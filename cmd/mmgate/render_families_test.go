@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mmgate/mmgate/family/familytest"
 	"github.com/mmgate/mmgate/tokenizer/tokenizertest"
 )
 
@@ -54,7 +55,7 @@ func TestRenderFamilies(t *testing.T) {
 		t.Run(c.Name, func(t *testing.T) {
 			dir := tokenizertest.ModelDir(t, c.Model)
 			if c.Preprocessor != nil {
-				patchJSON(t, filepath.Join(dir, "preprocessor_config.json"), c.Preprocessor)
+				familytest.Patch(t, dir, "preprocessor_config.json", c.Preprocessor)
 			}
 			var out, errb bytes.Buffer
 			code := dispatch(context.Background(), &stdio{in: bytes.NewReader(c.Request), out: &out, err: &errb}, []string{"render", "--model", dir})

@@ -46,41 +46,24 @@ def folder(pkg, name):
     return os.path.join(ROOT, "vision", pkg, "testdata", name)
 
 
-def gemma3(pan_and_scan):
+def reference(module, preprocess, overrides=None):
+    """A family's reference: folder -> (image -> float32 pixel_values), with
+    preprocessor_config.json values replaced by overrides."""
     def load(d):
-        cfg = G.load_config(d, {"do_pan_and_scan": True} if pan_and_scan else None)
-        return lambda im: G.preprocess(im, cfg)[0]
+        cfg = module.load_config(d, overrides) if overrides else module.load_config(d)
+        fn = getattr(module, preprocess)
+        return lambda im: fn(im, cfg)[0]
     return load
-
-
-def llava(d):
-    cfg = C.load_config(d)
-    return lambda im: C.preprocess(im, cfg)[0]
-
-
-def llava_next(d):
-    cfg = LN.load_config(d)
-    return lambda im: LN.preprocess(im, cfg)[0]
-
-
-def internvl(d):
-    cfg = IV.load_config(d)
-    return lambda im: IV.preprocess_image(im, cfg)[0]
-
-
-def glm4v(d):
-    cfg = GLM.load_config(d)
-    return lambda im: GLM.preprocess_image(im, cfg)[0]
 
 
 # family -> (the reference's model folder, folder -> (image -> float32 pixel_values)).
 FAMILIES = {
-    "gemma3": (folder("gemma3", "gemma3"), gemma3(False)),
-    "gemma3-pan-and-scan": (folder("gemma3", "gemma3"), gemma3(True)),
-    "llava": (folder("clip", "llava-1.5"), llava),
-    "llava-next": (folder("llavanext", "llava-next"), llava_next),
-    "internvl": (folder("internvl", "internvl3"), internvl),
-    "glm4v": (folder("glm4v", "glm-4.1v"), glm4v),
+    "gemma3": (folder("gemma3", "gemma3"), reference(G, "preprocess")),
+    "gemma3-pan-and-scan": (folder("gemma3", "gemma3"), reference(G, "preprocess", {"do_pan_and_scan": True})),
+    "llava": (folder("clip", "llava-1.5"), reference(C, "preprocess")),
+    "llava-next": (folder("llavanext", "llava-next"), reference(LN, "preprocess")),
+    "internvl": (folder("internvl", "internvl3"), reference(IV, "preprocess_image")),
+    "glm4v": (folder("glm4v", "glm-4.1v"), reference(GLM, "preprocess_image")),
 }
 
 
