@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mmgate/mmgate/chattemplate"
 	"github.com/mmgate/mmgate/family"
 	"github.com/mmgate/mmgate/prompt"
 	"github.com/mmgate/mmgate/tokenizer"
@@ -130,4 +131,54 @@ func Wire(t testing.TB, m family.Model, it family.Item, extras []family.Field, s
 	if got := m.Layout(it.Modality); !reflect.DeepEqual(got, layout) {
 		t.Errorf("layout %+v, want %+v", got, layout)
 	}
+}
+
+// Structural renders a one-image chat request with the folder's chat
+// template and tokenizer (the prompt package's Render, as the gateway
+// does) for an image planned at w×h, and returns the prompt's ids and the
+// image's structural range.
+func Structural(t testing.TB, dir string, m family.Model, w, h int) ([]uint32, prompt.Placeholder) {
+	t.Helper()
+	tok, err := tokenizer.Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	set, err := chattemplate.Load(dir, chattemplate.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl, err := set.Select(false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sp, err := m.Specials(tok)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req, err := prompt.Parse([]byte(`{"messages": [{"role": "user", "content": [{"type": "text", "text": "Look:"}, {"type": "image_url", "image_url": {"url": "data:,x"}}]}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan, err := prompt.Build(req, prompt.Options{Specials: sp, StringContent: !tmpl.IteratesContentParts()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := m.ImageProcessor(vision.ProcessorOptions{Workers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	vp, err := p.PlanImage(w, h, vision.Overrides{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := m.Expansion(family.ImageItem(vp))
+	res, err := prompt.Render(tmpl, tok, sp, plan, []prompt.Expansion{e})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, ok := res.Structural(0, e)
+	if !ok {
+		t.Fatal("no structural range")
+	}
+	return res.IDs, st
 }

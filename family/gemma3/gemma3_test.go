@@ -93,3 +93,18 @@ func TestCheckReceived(t *testing.T) {
 		}, "unexpected side tensor"},
 	})
 }
+
+// The structural range is the whole replacement, as vLLM places it: from
+// the token holding the "\n\n" before <start_of_image> (here "\n\n\n",
+// merged with the template's newline, which vLLM maps back to that token)
+// to the "\n\n" after <end_of_image>.
+func TestStructural(t *testing.T) {
+	m, dir, tok := familytest.Load(t, "gemma3", New())
+	ids, st := familytest.Structural(t, dir, m, 640, 480)
+	lead := tok.Decode(ids[st.Offset:st.Offset+1], false)
+	rest := tok.Decode(ids[st.Offset+1:st.Offset+st.Length], false)
+	want := "<start_of_image>" + strings.Repeat("<image_soft_token>", 256) + "<end_of_image>\n\n"
+	if !strings.HasSuffix(lead, "\n\n") || rest != want || st.Length != 256+4 {
+		t.Errorf("structural range %+v: %q then %q", st, lead, rest)
+	}
+}

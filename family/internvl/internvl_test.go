@@ -40,3 +40,13 @@ func TestCheckReceived(t *testing.T) {
 		{"tokens", func(r *family.Received) { r.Tokens = 256 }, "256 placeholder tokens"},
 	})
 }
+
+// The structural range is <img> … </img>.
+func TestStructural(t *testing.T) {
+	m, dir, tok := familytest.Load(t, "internvl3", New())
+	ids, st := familytest.Structural(t, dir, m, 900, 500)
+	first, last := tok.Decode(ids[st.Offset:st.Offset+1], false), tok.Decode(ids[st.Offset+st.Length-1:st.Offset+st.Length], false)
+	if first != "<img>" || last != "</img>" || st.Length != 2+256*3 {
+		t.Errorf("structural range %+v: %q … %q", st, first, last)
+	}
+}
