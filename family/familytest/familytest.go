@@ -95,6 +95,12 @@ func Planned(t testing.TB, name, fam string, w, h int, fams ...family.Family) (f
 	if err != nil {
 		t.Fatal(err)
 	}
+	return m, sp, PlanImage(t, m, w, h)
+}
+
+// PlanImage plans a w×h image with the model's image processor.
+func PlanImage(t testing.TB, m family.Model, w, h int) vision.Plan {
+	t.Helper()
 	p, err := m.ImageProcessor(vision.ProcessorOptions{Workers: 1})
 	if err != nil {
 		t.Fatal(err)
@@ -103,7 +109,7 @@ func Planned(t testing.TB, name, fam string, w, h int, fams ...family.Family) (f
 	if err != nil {
 		t.Fatal(err)
 	}
-	return m, sp, plan
+	return plan
 }
 
 // Fixture materialises the fixture folder name (tokenizertest.ModelDir)
@@ -163,15 +169,7 @@ func Structural(t testing.TB, dir string, m family.Model, w, h int) ([]uint32, p
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := m.ImageProcessor(vision.ProcessorOptions{Workers: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	vp, err := p.PlanImage(w, h, vision.Overrides{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	e := m.Expansion(family.ImageItem(vp))
+	e := m.Expansion(family.ImageItem(PlanImage(t, m, w, h)))
 	res, err := prompt.Render(tmpl, tok, sp, plan, []prompt.Expansion{e})
 	if err != nil {
 		t.Fatal(err)
