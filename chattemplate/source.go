@@ -89,13 +89,14 @@ func normalizeSource(src string) (string, []tag, error) {
 }
 
 var (
-	rawTag      = regexp.MustCompile(`^-?\s*raw\s*-?$`)
-	tojsonUse   = regexp.MustCompile(`\|\s*tojson\b`)
-	toolsIdent  = regexp.MustCompile(`(^|[^\w.'"])tools\b`)
-	forLoop     = regexp.MustCompile(`^-?\s*for\s+[\w\s,()]+?\s+in\s+(.+?)(\s+if\s+.*|\s+recursive\s*)?-?$`)
-	setStmt     = regexp.MustCompile(`^-?\s*set\s+(\w+)\s*=\s*(.+?)\s*-?$`)
-	contentPath = regexp.MustCompile(`(\.content|\[\s*['"]content['"]\s*\])\s*$`)
-	identExpr   = regexp.MustCompile(`^\w+$`)
+	rawTag        = regexp.MustCompile(`^-?\s*raw\s*-?$`)
+	generationTag = regexp.MustCompile(`^(-?)\s*(end)?generation\s*(-?)$`)
+	tojsonUse     = regexp.MustCompile(`\|\s*tojson\b`)
+	toolsIdent    = regexp.MustCompile(`(^|[^\w.'"])tools\b`)
+	forLoop       = regexp.MustCompile(`^-?\s*for\s+[\w\s,()]+?\s+in\s+(.+?)(\s+if\s+.*|\s+recursive\s*)?-?$`)
+	setStmt       = regexp.MustCompile(`^-?\s*set\s+(\w+)\s*=\s*(.+?)\s*-?$`)
+	contentPath   = regexp.MustCompile(`(\.content|\[\s*['"]content['"]\s*\])\s*$`)
+	identExpr     = regexp.MustCompile(`^\w+$`)
 )
 
 // tojsonName is the name the template's tojson filter is renamed to, so
@@ -103,16 +104,22 @@ var (
 // resolves its built-in filters before the render context).
 const tojsonName = "__chattemplate_tojson"
 
-// rewriteTojson renames the tojson filter inside tags.
-func rewriteTojson(src string, tags []tag) string {
+// rewriteTags rewrites what the engine reads differently from Jinja as
+// Hugging Face configures it: the tojson filter is renamed (rewriteTojson)
+// and generation blocks become plain blocks (rewriteGeneration).
+func rewriteTags(src string, tags []tag) string {
 	var b strings.Builder
 	last := 0
 	for _, t := range tags {
-		if t.kind == '#' || !strings.Contains(t.body, "tojson") {
+		out, ok := rewriteGeneration(t)
+		if !ok {
+			out, ok = rewriteTojson(src, t)
+		}
+		if !ok {
 			continue
 		}
 		b.WriteString(src[last:t.start])
-		b.WriteString(rewriteOutsideStrings(src[t.start:t.end]))
+		b.WriteString(out)
 		last = t.end
 	}
 	if last == 0 {
@@ -120,6 +127,34 @@ func rewriteTojson(src string, tags []tag) string {
 	}
 	b.WriteString(src[last:])
 	return b.String()
+}
+
+// rewriteTojson renames the tojson filter inside the tag t of src.
+func rewriteTojson(src string, t tag) (string, bool) {
+	if t.kind == '#' || !strings.Contains(t.body, "tojson") {
+		return "", false
+	}
+	return rewriteOutsideStrings(src[t.start:t.end]), true
+}
+
+// rewriteGeneration turns {% generation %} … {% endgeneration %} into
+// {% if true %} … {% endif %}, keeping the whitespace modifiers.
+// transformers' AssistantTracker extension defines the block: it renders
+// its body unchanged and only records, when asked for the assistant mask,
+// where the body's text went.
+func rewriteGeneration(t tag) (string, bool) {
+	if t.kind != '%' {
+		return "", false
+	}
+	m := generationTag.FindStringSubmatch(t.body)
+	if m == nil {
+		return "", false
+	}
+	stmt := " if true "
+	if m[2] != "" {
+		stmt = " endif "
+	}
+	return "{%" + m[1] + stmt + m[3] + "%}", true
 }
 
 // rewriteOutsideStrings renames "| tojson" in code but not in string
@@ -190,6 +225,27 @@ func mentionsTools(tags []tag) bool {
 	return false
 }
 
+// filtered returns what a filter chain applies to: "x | f(a) | g" reads
+// x, as vLLM's analysis of the template looks through filters (llava-hf's
+// templates loop over message['content'] | selectattr(...)).
+func filtered(expr string) string {
+	code := codeOf(expr)
+	depth := 0
+	for i := 0; i < len(code); i++ {
+		switch code[i] {
+		case '(', '[', '{':
+			depth++
+		case ')', ']', '}':
+			depth--
+		case '|':
+			if depth == 0 && (i+1 >= len(code) || code[i+1] != '|') {
+				return strings.TrimSpace(expr[:i])
+			}
+		}
+	}
+	return strings.TrimSpace(expr)
+}
+
 // iteratesContent reports whether the template loops over a message's
 // content parts: a for loop whose iterable ends in ".content" or
 // "['content']", directly or through a variable set from such an
@@ -202,7 +258,7 @@ func iteratesContent(tags []tag) bool {
 		}
 		body := strings.TrimSpace(t.body)
 		if m := setStmt.FindStringSubmatch(body); m != nil {
-			if contentPath.MatchString(m[2]) {
+			if contentPath.MatchString(filtered(m[2])) {
 				aliases[m[1]] = true
 			}
 			continue
@@ -211,7 +267,7 @@ func iteratesContent(tags []tag) bool {
 		if m == nil {
 			continue
 		}
-		iter := strings.TrimSpace(m[1])
+		iter := filtered(m[1])
 		if contentPath.MatchString(iter) || (identExpr.MatchString(iter) && aliases[iter]) {
 			return true
 		}

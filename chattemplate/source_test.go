@@ -34,6 +34,9 @@ func TestAnalysis(t *testing.T) {
 		{"alias loop", `{% for m in messages %}{% set c = m['content'] %}{% for p in c %}{{ p.text }}{% endfor %}{% endfor %}`, false, true},
 		{"loop over messages only", `{% for m in messages %}{{ m.content }}{% endfor %}`, false, false},
 		{"loop with filter", `{%- for p in message.content if p.type == 'text' -%}{{ p.text }}{%- endfor %}`, false, true},
+		{"loop over filtered content", `{% for c in message['content'] | selectattr('type', 'equalto', 'image') %}x{% endfor %}`, false, true},
+		{"alias of filtered content", `{% set c = m.content | list %}{% for p in c %}{{ p }}{% endfor %}`, false, true},
+		{"filter in a string", `{% for c in messages | map(attribute='x|content') %}{% endfor %}`, false, false},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -137,6 +140,24 @@ func TestRenderErrors(t *testing.T) {
 	for _, tc := range tests {
 		if _, err := tm.Render(tc.in); !errors.Is(err, ErrBadInput) {
 			t.Errorf("%s: err = %v, want ErrBadInput", tc.name, err)
+		}
+	}
+}
+
+// Generation blocks become plain blocks with the same whitespace modifiers;
+// a tag that only names generation inside a string is left alone.
+func TestRewriteGeneration(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{`{% generation %}x{% endgeneration %}`, `{% if true %}x{% endif %}`},
+		{`{%- generation -%}x{%- endgeneration %}`, `{%- if true -%}x{%- endif %}`},
+		{`{{ 'generation' }}{% set generation = 1 %}`, `{{ 'generation' }}{% set generation = 1 %}`},
+	} {
+		src, tags, err := normalizeSource(tc.in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := rewriteTags(src, tags); got != tc.want {
+			t.Errorf("%s: %s, want %s", tc.in, got, tc.want)
 		}
 	}
 }

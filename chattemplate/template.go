@@ -36,7 +36,7 @@ func Compile(source string, o Options) (*Template, error) {
 	if err != nil {
 		return nil, fmt.Errorf("chattemplate: compile: %w", err)
 	}
-	tmpl, err := jinja.Compile(rewriteTojson(src, tags))
+	tmpl, err := jinja.Compile(rewriteTags(src, tags))
 	if err != nil {
 		return nil, fmt.Errorf("chattemplate: compile: %v: %w", err, ErrBadTemplate)
 	}

@@ -144,6 +144,12 @@ type OutputFormat struct {
 	ThinkStart, ThinkEnd       string
 }
 
+// HermesOutput is the format of Qwen2, Qwen2.5, Qwen3 and their VL models:
+// tool calls in <tool_call> blocks (Hermes-style JSON), reasoning in <think>.
+func HermesOutput() OutputFormat {
+	return OutputFormat{ToolCallStart: "<tool_call>", ToolCallEnd: "</tool_call>", ThinkStart: "<think>", ThinkEnd: "</think>"}
+}
+
 // Received is one media item as a worker read it.
 type Received struct {
 	Modality vision.Modality

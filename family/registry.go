@@ -13,7 +13,8 @@ import (
 // Registry is an ordered list of families. It is immutable and safe for
 // concurrent use.
 type Registry struct {
-	fams []Family
+	fams     []Family
+	fallback Family
 }
 
 // NewRegistry returns a registry of fams in the order given; nil entries
@@ -28,6 +29,18 @@ func NewRegistry(fams ...Family) *Registry {
 	}
 	return r
 }
+
+// WithFallback returns a registry of r's families that also serves, with
+// f, a model folder no family claims whose config.json declares no media
+// (DeclaresMedia): a text-only model. A model that does declare media and
+// that no family claims is still refused with an *UnknownModelError.
+func (r *Registry) WithFallback(f Family) *Registry {
+	return &Registry{fams: slices.Clone(r.fams), fallback: f}
+}
+
+// Fallback is the family of text-only models no family claims; nil when
+// the registry has none.
+func (r *Registry) Fallback() Family { return r.fallback }
 
 // Families returns the families in registry order.
 func (r *Registry) Families() []Family { return slices.Clone(r.fams) }
@@ -77,7 +90,8 @@ func (r *Registry) Match(modelType string, architectures []string) (Family, erro
 }
 
 // Load reads dir/config.json, matches it and loads the model with its
-// family.
+// family, or with the fallback family (WithFallback) when no family claims
+// it and it declares no media.
 func (r *Registry) Load(dir string) (Model, error) {
 	data, err := os.ReadFile(filepath.Join(dir, "config.json"))
 	if err != nil {
@@ -90,7 +104,10 @@ func (r *Registry) Load(dir string) (Model, error) {
 	c.Dir = dir
 	f, err := r.Match(c.ModelType, c.Architectures)
 	if err != nil {
-		return nil, err
+		if r.fallback == nil || DeclaresMedia(c.JSON) {
+			return nil, err
+		}
+		f = r.fallback
 	}
 	return f.Load(c)
 }

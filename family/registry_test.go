@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/mmgate/mmgate/vision"
+	"github.com/mmgate/mmgate/vision/hfconfig"
 )
 
 // fakeFamily matches by its lists and loads nothing.
@@ -145,6 +146,11 @@ func FuzzParseConfig(f *testing.F) {
 	}
 	_, _, _, r := fakes()
 	f.Fuzz(func(t *testing.T, data []byte) {
+		if DeclaresMedia(data) {
+			if _, err := hfconfig.TokenScopes(data); err != nil {
+				t.Fatalf("%q declares media but is not a JSON object: %v", data, err)
+			}
+		}
 		c, err := ParseConfig(data)
 		if err != nil {
 			if !errors.Is(err, ErrBadConfig) {
@@ -156,4 +162,60 @@ func FuzzParseConfig(f *testing.F) {
 			t.Fatalf("match: untyped error %v", err)
 		}
 	})
+}
+
+func TestDeclaresMedia(t *testing.T) {
+	for _, tc := range []struct {
+		config string
+		want   bool
+	}{
+		{`{"model_type": "qwen3"}`, false},
+		{`{"model_type": "llama", "text_config": {"vocab_size": 3}, "image_token_id": null}`, false},
+		{`{"image_token_id": 5}`, true},
+		{`{"image_token_index": 32000}`, true},
+		{`{"text_config": {"video_token_id": 7}}`, true},
+		{`{"thinker_config": {"audio_token_id": 7}}`, true},
+		{`{"boi_token_index": 255999}`, true},
+		{`{"vision_config": {}}`, true},
+		{`{"audio_config": null}`, false},
+		{`[1, 2]`, false},
+		{`{`, false},
+	} {
+		if got := DeclaresMedia([]byte(tc.config)); got != tc.want {
+			t.Errorf("%s: %v", tc.config, got)
+		}
+	}
+}
+
+// A registry with a fallback loads a folder no family claims with it when
+// the config declares no media, and still refuses one that does.
+func TestFallback(t *testing.T) {
+	a, _, _, r := fakes()
+	fb := &fakeFamily{name: "text"}
+	rf := r.WithFallback(fb)
+	if rf.Fallback() != fb || r.Fallback() != nil || len(rf.Families()) != 3 {
+		t.Fatalf("fallback %v / %v, families %d", rf.Fallback(), r.Fallback(), len(rf.Families()))
+	}
+	dir := t.TempDir()
+	write := func(s string) {
+		if err := os.WriteFile(filepath.Join(dir, "config.json"), []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(`{"model_type": "llama"}`)
+	if _, err := rf.Load(dir); err != nil || fb.loaded == nil || fb.loaded.ModelType != "llama" || fb.loaded.Dir != dir {
+		t.Errorf("text model: %v, loaded %+v", err, fb.loaded)
+	}
+	if _, err := r.Load(dir); !errors.Is(err, ErrUnknownModel) {
+		t.Errorf("without a fallback: %v", err)
+	}
+	write(`{"model_type": "llama", "image_token_id": 3}`)
+	var ue *UnknownModelError
+	if _, err := rf.Load(dir); !errors.As(err, &ue) {
+		t.Errorf("media model: %v", err)
+	}
+	write(`{"model_type": "alpha"}`)
+	if _, err := rf.Load(dir); err != nil || a.loaded == nil {
+		t.Errorf("claimed model: %v", err)
+	}
 }

@@ -24,10 +24,14 @@
 //     has exactly one pad token per run (and one start/end pair per visual
 //     run), and widens each pad to its run's length, which the caller plans
 //     from the media headers (for example vision.Processor.PlanImage).
+//     The prompt is tokenized as vLLM tokenizes a chat prompt: without the
+//     tokenizer's post-processor specials (EncodeChat), since the template
+//     writes the ones it wants.
 //     The special tokens come from the model's family (Specials; for
 //     Qwen-VL, ReadSpecials reads them from config.json and the
 //     tokenizer); none are assumed. Result.Structural gives an item's
-//     structural range (its runs and what lies between them).
+//     structural range (its runs and what lies between them, or all of
+//     its replacement text with Expansion.Frame).
 //   - ContentHash is the worker protocol's item hash: BLAKE3 of the
 //     lower-case hex of BLAKE3 of the raw (base64-decoded) media bytes.
 //

@@ -2,6 +2,7 @@ package prompt
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/mmgate/mmgate/chattemplate"
 )
@@ -36,6 +37,12 @@ type Expansion struct {
 	// Lead counts the tokens just before the item's first run that belong
 	// to its structural range (Qwen3-VL video: its first <|vision_start|>).
 	Lead int
+	// Frame makes the item's structural range all of Text: Render counts
+	// the tokens of Text before its first run and after its last run, each
+	// part tokenized alone as vLLM tokenizes a prompt replacement (Gemma 3's
+	// "\n\n<start_of_image>" … "<end_of_image>\n\n", InternVL's <img> …
+	// </img>). Lead is then not used.
+	Frame bool
 }
 
 // replaces reports whether the item's anchor is rewritten before
@@ -81,12 +88,16 @@ type Result struct {
 	// Placeholders are the pad runs in prompt order: one per image, one
 	// per video (one per run of an item laid out in several runs).
 	Placeholders []Placeholder
+	// frames are the token counts before the first run and after the last
+	// of the items whose Expansion has Frame, by item index.
+	frames map[int][2]int
 }
 
 // Structural is media item's structural range: from e.Lead tokens before
 // its first pad run to the end of its last run, where e is the item's
-// Expansion given to Render. For an item of one run without a lead it is
-// that run. ok is false when the item has no run in r.
+// Expansion given to Render; for an Expansion with Frame, from the first
+// token of its Text to the last. For an item of one run without a lead it
+// is that run. ok is false when the item has no run in r.
 func (r *Result) Structural(item int, e Expansion) (p Placeholder, ok bool) {
 	for _, ph := range r.Placeholders {
 		if ph.Item != item {
@@ -98,12 +109,17 @@ func (r *Result) Structural(item int, e Expansion) (p Placeholder, ok bool) {
 		}
 		p.Length = ph.Offset + ph.Length - p.Offset
 	}
-	if ok && e.Lead > 0 {
-		lead := min(e.Lead, p.Offset)
-		p.Offset -= lead
-		p.Length += lead
+	if !ok {
+		return p, false
 	}
-	return p, ok
+	lead, trail := e.Lead, 0
+	if f, framed := r.frames[item]; framed && e.Frame {
+		lead, trail = f[0], f[1]
+	}
+	lead = min(lead, p.Offset)
+	p.Offset -= lead
+	p.Length += lead + trail
+	return p, true
 }
 
 // Render renders the plan with t, lays out the items whose expansion
@@ -115,7 +131,7 @@ func Render(t *chattemplate.Template, tok Tokenizer, sp *Specials, plan *Plan, e
 		return nil, err
 	}
 	if len(plan.Media) == 0 {
-		ids := tok.Encode(text)
+		ids := EncodeChat(tok, text)
 		if sp != nil {
 			if err := checkAnchors(ids, plan, nil, sp); err != nil {
 				return nil, err
@@ -133,11 +149,32 @@ func Render(t *chattemplate.Template, tok Tokenizer, sp *Specials, plan *Plan, e
 	if err != nil {
 		return nil, err
 	}
-	ids, ph, err := Expand(tok.Encode(expanded), plan, exp, sp)
+	ids, ph, err := Expand(EncodeChat(tok, expanded), plan, exp, sp)
 	if err != nil {
 		return nil, err
 	}
-	return &Result{Text: text, IDs: ids, Placeholders: ph}, nil
+	return &Result{Text: text, IDs: ids, Placeholders: ph, frames: frames(tok, plan, exp, sp)}, nil
+}
+
+// frames counts, for each item whose Expansion has Frame, the tokens of its
+// Text before the first pad and after the last, each part tokenized alone.
+func frames(tok Tokenizer, plan *Plan, exp []Expansion, sp *Specials) map[int][2]int {
+	var out map[int][2]int
+	for i, e := range exp {
+		if !e.Frame || e.Text == "" {
+			continue
+		}
+		pad := sp.Pad[plan.Media[i].Modality].Text
+		first, last := strings.Index(e.Text, pad), strings.LastIndex(e.Text, pad)
+		if first < 0 {
+			continue
+		}
+		if out == nil {
+			out = map[int][2]int{}
+		}
+		out[i] = [2]int{len(EncodeChat(tok, e.Text[:first])), len(EncodeChat(tok, e.Text[last+len(pad):]))}
+	}
+	return out
 }
 
 // anchors returns how many pad tokens stand for item i before expansion:

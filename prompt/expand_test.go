@@ -65,7 +65,7 @@ func TestRenderExpand(t *testing.T) {
 		V += "<" + g + " seconds><|vision_start|>" + strings.Repeat("<|video_pad|>", 6) + "<|vision_end|>"
 	}
 	I2 := "<|vision_start|>" + strings.Repeat("<|image_pad|>", 2) + "<|vision_end|>"
-	wantIDs := tok.Encode("<|im_start|>user\n" + I + V + I2 + "Hi<|im_end|>\n<|im_start|>assistant\n")
+	wantIDs := EncodeChat(tok, "<|im_start|>user\n"+I+V+I2+"Hi<|im_end|>\n<|im_start|>assistant\n")
 	if !reflect.DeepEqual(res.IDs, wantIDs) {
 		t.Errorf("ids = %v\nwant  %v", res.IDs, wantIDs)
 	}
@@ -173,7 +173,7 @@ func TestQwen25VideoAndBytes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pre := len(tok.Encode("<|im_start|>system\nYou are a helpful assistant.<|im_end|>\n<|im_start|>user\n<|vision_start|>"))
+	pre := len(EncodeChat(tok, "<|im_start|>system\nYou are a helpful assistant.<|im_end|>\n<|im_start|>user\n<|vision_start|>"))
 	want := []Placeholder{{Video, 0, pre, 5}, {Image, 1, pre + 5 + 2, 2}}
 	if !reflect.DeepEqual(res.Placeholders, want) {
 		t.Errorf("placeholders = %v, want %v", res.Placeholders, want)

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/mmgate/mmgate/chattemplate"
+	"github.com/mmgate/mmgate/tokenizer"
 )
 
 // fakeTokenizer encodes special tokens as their ids and every other byte
@@ -31,7 +32,7 @@ func newFakeTokenizer() *fakeTokenizer {
 	return f
 }
 
-func (f *fakeTokenizer) Encode(text string) []uint32 {
+func (f *fakeTokenizer) EncodeWith(text string, _ tokenizer.EncodeOptions) []uint32 {
 	var ids []uint32
 	for len(text) > 0 {
 		matched := false
@@ -54,6 +55,11 @@ func (f *fakeTokenizer) Encode(text string) []uint32 {
 func (f *fakeTokenizer) IDToken(id uint32) (string, bool) {
 	s, ok := f.texts[id]
 	return s, ok
+}
+
+func (f *fakeTokenizer) TokenID(tok string) (uint32, bool) {
+	id, ok := f.specials[tok]
+	return id, ok
 }
 
 const qwen3Config = `{"model_type": "qwen3_vl", "image_token_id": 151655, "video_token_id": 151656,

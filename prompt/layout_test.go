@@ -43,7 +43,7 @@ func TestRenderTextRuns(t *testing.T) {
 	tok := newFakeTokenizer()
 	wide := "\n\n<|vision_start|>" + strings.Repeat("<|image_pad|>", 3) + "<|vision_end|>\n\n<|vision_start|>" +
 		strings.Repeat("<|image_pad|>", 2) + "<|vision_end|>\n\n"
-	want := tok.Encode("<|im_start|>user\n" + wide + "Hi<|im_end|>\n<|im_start|>assistant\n")
+	want := EncodeChat(tok, "<|im_start|>user\n"+wide+"Hi<|im_end|>\n<|im_start|>assistant\n")
 	if !reflect.DeepEqual(res.IDs, want) {
 		t.Fatalf("ids = %v\nwant  %v", res.IDs, want)
 	}
@@ -60,6 +60,32 @@ func TestRenderTextRuns(t *testing.T) {
 	}
 	if res.Text != "<|im_start|>user\n<|vision_start|><|image_pad|><|vision_end|>Hi<|im_end|>\n<|im_start|>assistant\n" {
 		t.Errorf("text = %q (the template's output, before layout)", res.Text)
+	}
+}
+
+// With Frame the structural range is all of the item's Text: the tokens
+// before its first run and after its last, tokenized alone, are counted in.
+func TestStructuralFrame(t *testing.T) {
+	sp := mustSpecials(t, qwen3Config)
+	views := "ab<|vision_start|><|image_pad|><|vision_end|>c<|vision_start|><|image_pad|><|vision_end|>de"
+	exp := []Expansion{{Tokens: 5, Text: views, Runs: []int{3, 2}, Frame: true, Lead: 9}}
+	res, err := renderOne(t, sp, false, exp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, last := res.Placeholders[0], res.Placeholders[1]
+	want := Placeholder{Image, 0, first.Offset - 3, last.Offset + last.Length + 3 - (first.Offset - 3)}
+	if got, ok := res.Structural(0, exp[0]); !ok || got != want {
+		t.Errorf("structural = %v, want %v", got, want)
+	}
+	if got := res.IDs[want.Offset : want.Offset+3]; !reflect.DeepEqual(got, []uint32{'a', 'b', sp.Start.ID}) {
+		t.Errorf("range starts with %v", got)
+	}
+	// Without Frame the same result gives the runs plus Lead.
+	plain := exp[0]
+	plain.Frame = false
+	if got, _ := res.Structural(0, plain); got.Offset != first.Offset-9 {
+		t.Errorf("unframed structural = %v", got)
 	}
 }
 

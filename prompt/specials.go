@@ -3,15 +3,31 @@ package prompt
 import (
 	"encoding/json"
 	"fmt"
+
+	"github.com/mmgate/mmgate/tokenizer"
+	"github.com/mmgate/mmgate/vision/hfconfig"
 )
 
-// Tokenizer is what this package needs from a tokenizer (the tokenizer
-// package's *Tokenizer satisfies it).
+// Tokenizer is what this package and the model families need from a
+// tokenizer (the tokenizer package's *Tokenizer satisfies it).
 type Tokenizer interface {
-	// Encode tokenizes text, special tokens included.
-	Encode(text string) []uint32
+	// EncodeWith tokenizes text; added tokens in it are found, and
+	// NoSpecialTokens leaves out the post-processor's special tokens
+	// (tokenizers' add_special_tokens=False).
+	EncodeWith(text string, o tokenizer.EncodeOptions) []uint32
 	// IDToken returns the token string of id.
 	IDToken(id uint32) (string, bool)
+	// TokenID returns the id of the token whose text is tok.
+	TokenID(tok string) (uint32, bool)
+}
+
+// EncodeChat tokenizes text as vLLM tokenizes a rendered chat prompt and
+// each prompt replacement: without the post-processor's special tokens
+// (add_special_tokens=False). The chat template writes the special tokens
+// it wants (Gemma's <bos>); a post-processor would add them a second time,
+// or add a <s> the LLaVA templates never write.
+func EncodeChat(tok Tokenizer, text string) []uint32 {
+	return tok.EncodeWith(text, tokenizer.EncodeOptions{NoSpecialTokens: true})
 }
 
 // Token is a special token: its id and its text.
@@ -58,16 +74,9 @@ func (s *Specials) Placeholder(m Modality) (string, bool) {
 // (top level, else text_config / thinker_config) and looks their text up
 // in tok. Ids are never assumed: a missing id means the model lacks it.
 func ReadSpecials(configJSON []byte, tok Tokenizer) (*Specials, error) {
-	var top map[string]json.RawMessage
-	if err := json.Unmarshal(configJSON, &top); err != nil {
-		return nil, fmt.Errorf("prompt: config.json: %v: %w", err, ErrBadRequest)
-	}
-	scopes := []map[string]json.RawMessage{top}
-	for _, sub := range []string{"text_config", "thinker_config"} {
-		var m map[string]json.RawMessage
-		if json.Unmarshal(top[sub], &m) == nil && m != nil {
-			scopes = append(scopes, m)
-		}
+	scopes, err := hfconfig.TokenScopes(configJSON)
+	if err != nil {
+		return nil, fmt.Errorf("prompt: %v: %w", err, ErrBadRequest)
 	}
 	lookup := func(key string) (Token, bool, error) {
 		for _, sc := range scopes {

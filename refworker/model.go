@@ -11,6 +11,7 @@ import (
 	"github.com/mmgate/mmgate/family"
 	"github.com/mmgate/mmgate/family/builtin"
 	commonpb "github.com/mmgate/mmgate/proto/common"
+	"github.com/mmgate/mmgate/tokenizer"
 	"github.com/mmgate/mmgate/vision"
 )
 
@@ -136,6 +137,22 @@ func loadModelInfo(dir string, reg *family.Registry) (*modelInfo, error) {
 		m.ContextLength = 32768
 	}
 	return m, nil
+}
+
+// tokenizerEOS is the id of tokenizer_config.json's eos_token, for a model
+// whose config.json and generation_config.json name no eos id (llava-hf's
+// LLaVA-1.5): the model still stops there, as vLLM stops at the
+// tokenizer's eos. None when the tokenizer cannot look tokens up.
+func tokenizerEOS(dir string, tok Tokenizer) []int32 {
+	lookup, ok := tok.(interface{ TokenID(string) (uint32, bool) })
+	cfg, err := tokenizer.LoadConfig(dir)
+	if !ok || err != nil || cfg.EOSToken == "" {
+		return nil
+	}
+	if id, ok := lookup.TokenID(cfg.EOSToken); ok {
+		return []int32{int32(id)}
+	}
+	return nil
 }
 
 func readJSON(path string, v any) error {

@@ -120,6 +120,9 @@ func New(o Options) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
+	if len(m.EOS) == 0 {
+		m.EOS = tokenizerEOS(o.ModelDir, o.Tokenizer)
+	}
 	if o.ServedModelName == "" {
 		o.ServedModelName = filepath.Base(filepath.Clean(o.ModelDir))
 	}

@@ -1,10 +1,14 @@
 package vision
 
 import (
+	"cmp"
 	"context"
+	"fmt"
+	"runtime"
 
 	"github.com/mmgate/mmgate/imaging"
 	"github.com/mmgate/mmgate/imaging/resample"
+	"github.com/mmgate/mmgate/tensor"
 )
 
 // Resizer resizes RGB images with a Pillow filter; *resample.Resizer
@@ -37,3 +41,47 @@ const DefaultPixelLimit = 1 << 26
 // MaxVideoFrames is the most sampled frames a video plan may hold; more
 // (for example a request num_frames over it) is refused with ErrTooLarge.
 const MaxVideoFrames = 768
+
+// WithDefaults returns o with every default applied: Workers GOMAXPROCS
+// when 0, PixelLimit DefaultPixelLimit when 0, Resizer a resample.Resizer
+// with o.Workers when nil. A negative Workers or PixelLimit is an error
+// wrapping ErrBadOptions.
+func (o ProcessorOptions) WithDefaults() (ProcessorOptions, error) {
+	if o.Workers < 0 || o.PixelLimit < 0 {
+		return o, fmt.Errorf("vision: workers %d, pixel limit %d: %w", o.Workers, o.PixelLimit, ErrBadOptions)
+	}
+	if o.Resizer == nil {
+		r, err := resample.New(resample.Options{Workers: o.Workers})
+		if err != nil {
+			return o, fmt.Errorf("vision: resizer: %w", err)
+		}
+		o.Resizer = r
+	}
+	o.Workers = cmp.Or(o.Workers, runtime.GOMAXPROCS(0))
+	o.PixelLimit = cmp.Or(o.PixelLimit, DefaultPixelLimit)
+	return o, nil
+}
+
+// CheckProcess verifies the arguments every ProcessImage checks before the
+// processor's own plan check: a valid image of the plan's source size, a
+// float dtype and a destination of plan.Bytes(dt) bytes. Errors wrap
+// ErrBadInput, or ErrUnsupported for the dtype.
+func CheckProcess(img *imaging.RGB, plan Plan, dt tensor.DType, dst []byte) error {
+	if img == nil {
+		return fmt.Errorf("nil image: %w", ErrBadInput)
+	}
+	if err := img.Validate(); err != nil {
+		return fmt.Errorf("%v: %w", err, ErrBadInput)
+	}
+	if img.Width != plan.SourceWidth || img.Height != plan.SourceHeight {
+		return fmt.Errorf("image is %dx%d, plan is for %dx%d: %w",
+			img.Width, img.Height, plan.SourceWidth, plan.SourceHeight, ErrBadInput)
+	}
+	if !dt.IsFloat() {
+		return fmt.Errorf("dtype %v: %w", dt, ErrUnsupported)
+	}
+	if n := plan.Bytes(dt); len(dst) != n {
+		return fmt.Errorf("dst is %d bytes, want %d: %w", len(dst), n, ErrBadInput)
+	}
+	return nil
+}

@@ -3,8 +3,10 @@ package vision
 import (
 	"errors"
 	"reflect"
+	"runtime"
 	"testing"
 
+	"github.com/mmgate/mmgate/imaging"
 	"github.com/mmgate/mmgate/tensor"
 )
 
@@ -53,5 +55,47 @@ func TestOverridesValidate(t *testing.T) {
 	}
 	if err := (Overrides{MinPixels: -1}).Validate(); !errors.Is(err, ErrBadOptions) {
 		t.Errorf("negative: %v", err)
+	}
+}
+
+func TestWithDefaults(t *testing.T) {
+	o, err := ProcessorOptions{}.WithDefaults()
+	if err != nil || o.Workers != runtime.GOMAXPROCS(0) || o.PixelLimit != DefaultPixelLimit || o.Resizer == nil {
+		t.Errorf("defaults: %+v, %v", o, err)
+	}
+	o, err = ProcessorOptions{Workers: 3, PixelLimit: 7}.WithDefaults()
+	if err != nil || o.Workers != 3 || o.PixelLimit != 7 {
+		t.Errorf("given: %+v, %v", o, err)
+	}
+	for _, bad := range []ProcessorOptions{{Workers: -1}, {PixelLimit: -1}} {
+		if _, err := bad.WithDefaults(); !errors.Is(err, ErrBadOptions) {
+			t.Errorf("%+v: %v", bad, err)
+		}
+	}
+}
+
+func TestCheckProcess(t *testing.T) {
+	img := imaging.NewRGB(4, 2)
+	plan := Plan{SourceWidth: 4, SourceHeight: 2, NDims: 3, Dims: [MaxDims]int{3, 2, 4}}
+	dst := make([]byte, plan.Bytes(tensor.Float32))
+	if err := CheckProcess(img, plan, tensor.Float32, dst); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		img  *imaging.RGB
+		dt   tensor.DType
+		dst  []byte
+		want error
+	}{
+		{"nil image", nil, tensor.Float32, dst, ErrBadInput},
+		{"broken image", &imaging.RGB{Width: 4, Height: 2}, tensor.Float32, dst, ErrBadInput},
+		{"other size", imaging.NewRGB(2, 4), tensor.Float32, dst, ErrBadInput},
+		{"int dtype", img, tensor.Int64, dst, ErrUnsupported},
+		{"short dst", img, tensor.Float32, dst[1:], ErrBadInput},
+	} {
+		if err := CheckProcess(tc.img, plan, tc.dt, tc.dst); !errors.Is(err, tc.want) {
+			t.Errorf("%s: %v, want %v", tc.name, err, tc.want)
+		}
 	}
 }

@@ -46,10 +46,13 @@ func Qwen25VL() family.Family {
 }
 
 // Qwen3VL is the Qwen3-VL family (model_type qwen3_vl and qwen3_vl_moe,
-// preset "qwen3-vl").
+// preset "qwen3-vl"), which also serves Qwen3.5 / Qwen3.6 (qwen3_5,
+// qwen3_5_moe): transformers maps them to Qwen3VLProcessor with the
+// Qwen2-VL image processor and the Qwen3-VL video processor.
 func Qwen3VL() family.Family {
-	return &qwenFamily{name: "qwen3-vl", types: []string{vqwen.ModelQwen3VL, vqwen.ModelQwen3VLMoE},
-		archs: []string{"Qwen3VLForConditionalGeneration", "Qwen3VLMoeForConditionalGeneration"}, presets: []string{"qwen3-vl"}}
+	return &qwenFamily{name: "qwen3-vl", types: []string{vqwen.ModelQwen3VL, vqwen.ModelQwen3VLMoE, "qwen3_5", "qwen3_5_moe"},
+		archs: []string{"Qwen3VLForConditionalGeneration", "Qwen3VLMoeForConditionalGeneration",
+			"Qwen3_5ForConditionalGeneration", "Qwen3_5MoeForConditionalGeneration"}, presets: []string{"qwen3-vl"}}
 }
 
 func (f *qwenFamily) Name() string            { return f.name }
@@ -82,11 +85,14 @@ func (f *qwenFamily) Load(c *family.Config) (family.Model, error) {
 }
 
 // processorType is the model type the processor is configured for: the
-// model's own when it is one of the family's, else the family's first (a
-// model matched by its architecture).
+// model's own when the processor package serves it, else the family's
+// first (Qwen3.5, or a model matched by its architecture).
 func (f *qwenFamily) processorType(modelType string) string {
-	if slices.Contains(f.types, modelType) {
-		return modelType
+	switch modelType {
+	case vqwen.ModelQwen2VL, vqwen.ModelQwen25VL, vqwen.ModelQwen3VL, vqwen.ModelQwen3VLMoE:
+		if slices.Contains(f.types, modelType) {
+			return modelType
+		}
 	}
 	return f.types[0]
 }

@@ -246,3 +246,44 @@ func writeFile(t *testing.T, path, body string) {
 		t.Fatal(err)
 	}
 }
+
+// Qwen3.5 / Qwen3.6 checkpoints (qwen3_5, qwen3_5_moe, or their
+// architectures) are Qwen3-VL models: the same processor, configured as
+// Qwen3-VL's, and the same prompt rules.
+func TestQwen35(t *testing.T) {
+	dir := filepath.Join("..", "..", "testdata", "models", "qwen3.5")
+	ref, err := vqwen.LoadFolder(filepath.Join(models, "qwen3-vl"), vqwen.ModelQwen3VL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	moe := t.TempDir()
+	for _, f := range []string{"preprocessor_config.json", "video_preprocessor_config.json"} {
+		copyFile(t, filepath.Join(dir, f), filepath.Join(moe, f))
+	}
+	writeFile(t, filepath.Join(moe, "config.json"), `{"model_type": "qwen3_5_moe", "image_token_id": 248056, "video_token_id": 248057}`)
+	byArch := t.TempDir()
+	for _, f := range []string{"preprocessor_config.json", "video_preprocessor_config.json"} {
+		copyFile(t, filepath.Join(dir, f), filepath.Join(byArch, f))
+	}
+	writeFile(t, filepath.Join(byArch, "config.json"), `{"model_type": "qwen3_5_custom", "architectures": ["Qwen3_5MoeForConditionalGeneration"], "image_token_id": 1}`)
+	for _, tc := range []struct{ dir, modelType string }{{dir, "qwen3_5"}, {moe, "qwen3_5_moe"}, {byArch, "qwen3_5_custom"}} {
+		m := mustLoad(t, tc.dir)
+		if m.Family().Name() != "qwen3-vl" || m.ModelType() != tc.modelType {
+			t.Errorf("%s: family %s, model type %s", tc.modelType, m.Family().Name(), m.ModelType())
+		}
+		p, err := m.ImageProcessor(vision.ProcessorOptions{Workers: 1})
+		if err != nil || p.ModelType() != vqwen.ModelQwen3VL {
+			t.Fatalf("%s: processor %v, %v", tc.modelType, p, err)
+		}
+		want, _ := json.Marshal(ref)
+		if m.ProcessorKey() != string(want) {
+			t.Errorf("%s: processor configuration %s\nwant Qwen3-VL's %s", tc.modelType, m.ProcessorKey(), want)
+		}
+		if got := m.Layout(vision.Video); !reflect.DeepEqual(got, family.GridLayout(vision.Video)) {
+			t.Errorf("%s: video layout %+v", tc.modelType, got)
+		}
+	}
+	if got := mustLoad(t, dir).Modalities(); !reflect.DeepEqual(got, []vision.Modality{vision.Image, vision.Video}) {
+		t.Errorf("modalities %v", got)
+	}
+}

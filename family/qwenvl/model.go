@@ -7,6 +7,7 @@ import (
 	"github.com/mmgate/mmgate/family"
 	"github.com/mmgate/mmgate/prompt"
 	"github.com/mmgate/mmgate/vision"
+	"github.com/mmgate/mmgate/vision/hfconfig"
 	vqwen "github.com/mmgate/mmgate/vision/qwenvl"
 )
 
@@ -33,17 +34,11 @@ type configInfo struct {
 // and the vision tower's merge size (default 2).
 func readConfig(data []byte) (configInfo, error) {
 	info := configInfo{merge: 2}
-	var top map[string]json.RawMessage
-	if err := json.Unmarshal(data, &top); err != nil {
-		return info, fmt.Errorf("config.json: %v: %w", err, family.ErrBadConfig)
+	scopes, err := hfconfig.TokenScopes(data)
+	if err != nil {
+		return info, fmt.Errorf("%v: %w", err, family.ErrBadConfig)
 	}
-	scopes := []map[string]json.RawMessage{top}
-	for _, sub := range []string{"text_config", "thinker_config"} {
-		var m map[string]json.RawMessage
-		if json.Unmarshal(top[sub], &m) == nil && m != nil {
-			scopes = append(scopes, m)
-		}
-	}
+	top := scopes[0]
 	has := func(key string) bool {
 		for _, sc := range scopes {
 			if raw, ok := sc[key]; ok && string(raw) != "null" {
@@ -74,9 +69,7 @@ func (m *model) Layout(v vision.Modality) family.Layout { return layout(m.modelT
 
 // Output is the Hermes-style format of Qwen2, Qwen2.5, Qwen3 and their VL
 // models.
-func (m *model) Output() family.OutputFormat {
-	return family.OutputFormat{ToolCallStart: "<tool_call>", ToolCallEnd: "</tool_call>", ThinkStart: "<think>", ThinkEnd: "</think>"}
-}
+func (m *model) Output() family.OutputFormat { return family.HermesOutput() }
 
 // processor builds the model's processor, which takes images and videos.
 func (m *model) processor(o vision.ProcessorOptions) (*vqwen.Processor, error) {
@@ -107,10 +100,7 @@ func (m *model) ProcessorKey() string {
 }
 
 // Extras implements family.Model: grid_thw.
-func (m *model) Extras(it family.Item) []family.Field {
-	g := it.Plan.GridTHW()
-	return []family.Field{{Key: "grid_thw", Value: []int64{g[0], g[1], g[2]}}}
-}
+func (m *model) Extras(it family.Item) []family.Field { return family.GridExtras(it) }
 
 // Specials reads the token ids of config.json.
 func (m *model) Specials(tok prompt.Tokenizer) (*prompt.Specials, error) {

@@ -94,6 +94,11 @@ func LoadAssets(dir string, o AssetOptions) (*Assets, error) {
 	}
 	a := &Assets{Dir: dir, Tokenizer: tok, Templates: set, Model: m, Specials: sp, ProcessorKey: m.Family().Name() + ":" + m.ProcessorKey()}
 	a.EOS, a.ContextLength = readEOS(dir, cfg)
+	if tc, err := tokenizer.LoadConfig(dir); err == nil {
+		// vLLM stops at the tokenizer's eos too (LLaVA-1.5's config.json
+		// names none).
+		a.EOS = mergeEOS(tc.StopTokenIDs(tok), a.EOS)
+	}
 	if err := a.loadMedia(o); err != nil {
 		return nil, fmt.Errorf("pipeline: model %s: %w", dir, err)
 	}
@@ -127,6 +132,17 @@ func (a *Assets) loadMedia(o AssetOptions) error {
 		}
 	}
 	return nil
+}
+
+// mergeEOS is a followed by the ids of b it lacks.
+func mergeEOS(a, b []uint32) []uint32 {
+	out := slices.Clone(a)
+	for _, id := range b {
+		if !slices.Contains(out, id) {
+			out = append(out, id)
+		}
+	}
+	return out
 }
 
 // readEOS collects eos ids from generation_config.json then config.json (top

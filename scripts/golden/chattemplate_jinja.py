@@ -12,7 +12,9 @@ import sys
 from datetime import datetime
 
 import jinja2
+from jinja2 import nodes
 from jinja2.exceptions import TemplateError
+from jinja2.ext import Extension
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
@@ -36,8 +38,25 @@ def strftime_now(fmt):
     return datetime.now().strftime(fmt)
 
 
+class AssistantTracker(Extension):
+    # transformers' {% generation %} ... {% endgeneration %} block (chat
+    # template utils): the body is rendered unchanged; transformers only
+    # records its span when asked for the assistant-token mask, which no
+    # gateway asks for.
+    tags = {"generation"}
+
+    def parse(self, parser):
+        lineno = next(parser.stream).lineno
+        body = parser.parse_statements(["name:endgeneration"], drop_needle=True)
+        return nodes.CallBlock(self.call_method("_generation_support"), [], [], body).set_lineno(lineno)
+
+    def _generation_support(self, caller):
+        return caller()
+
+
 def compile_template(src):
-    env = ImmutableSandboxedEnvironment(trim_blocks=True, lstrip_blocks=True)
+    env = ImmutableSandboxedEnvironment(trim_blocks=True, lstrip_blocks=True,
+                                        extensions=[AssistantTracker, jinja2.ext.loopcontrols])
     env.filters["tojson"] = tojson
     env.globals["raise_exception"] = raise_exception
     env.globals["strftime_now"] = strftime_now

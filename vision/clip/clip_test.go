@@ -8,13 +8,20 @@ import (
 	"github.com/mmgate/mmgate/imaging/resample"
 	"github.com/mmgate/mmgate/tensor"
 	"github.com/mmgate/mmgate/vision"
-	"github.com/mmgate/mmgate/vision/planar"
-	"github.com/mmgate/mmgate/vision/planar/planartest"
+	"github.com/mmgate/mmgate/vision/hfconfig"
+	"github.com/mmgate/mmgate/vision/internal/visiontest"
+	"github.com/mmgate/mmgate/vision/norm"
 )
 
-func fixture(t testing.TB) planar.Files { return planartest.Fixture(t, "testdata/llava-1.5") }
+// clipNorm is the CLIP class default rescale and normalize.
+func clipNorm() norm.Params {
+	mean, std := norm.OpenAICLIP()
+	return norm.Params{Rescale: 0.00392156862745098, Mean: mean, Std: std, DoRescale: true, DoNormalize: true}
+}
 
-func patch(t testing.TB, data []byte, kv map[string]any) []byte { return planartest.Patch(t, data, kv) }
+func fixture(t testing.TB) hfconfig.Files { return visiontest.Fixture(t, "testdata/llava-1.5") }
+
+func patch(t testing.TB, data []byte, kv map[string]any) []byte { return visiontest.Patch(t, data, kv) }
 
 func TestLoadConfigFixture(t *testing.T) {
 	cfg, err := LoadConfig("testdata/llava-1.5")
@@ -22,9 +29,9 @@ func TestLoadConfigFixture(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := Config{
-		Image: ImageConfig{DoResize: true, Size: planar.Size{ShortestEdge: 336}, Resample: resample.Bicubic,
+		Image: ImageConfig{DoResize: true, Size: hfconfig.Size{ShortestEdge: 336}, Resample: resample.Bicubic,
 			DoCenterCrop: true, CropHeight: 336, CropWidth: 336,
-			Norm: planar.NormParams{Rescale: 0.00392156862745098, Mean: openAIMean, Std: openAIStd, DoRescale: true, DoNormalize: true}},
+			Norm: clipNorm()},
 		Prompt: PromptConfig{PatchSize: 14, Strategy: "default", NumAdditionalImageTokens: 1, ImageToken: "<image>", ImageTokenID: 32000},
 	}
 	if *cfg != want {
@@ -36,11 +43,11 @@ func TestParseConfigFallbacks(t *testing.T) {
 	f := fixture(t)
 	// Without processor_config.json: config.json's patch size and strategy,
 	// no additional token (the LlavaProcessor default).
-	cfg, err := ParseConfig(planar.Files{Preprocessor: []byte(`{"size": 224}`), Model: f.Model})
+	cfg, err := ParseConfig(hfconfig.Files{Preprocessor: []byte(`{"size": 224}`), Model: f.Model})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cfg.Image.Size != (planar.Size{ShortestEdge: 224}) || cfg.Image.CropHeight != 224 ||
+	if cfg.Image.Size != (hfconfig.Size{ShortestEdge: 224}) || cfg.Image.CropHeight != 224 ||
 		cfg.Prompt != (PromptConfig{PatchSize: 14, Strategy: "default", ImageToken: "<image>", ImageTokenID: 32000}) {
 		t.Errorf("fallbacks: %+v", cfg)
 	}
@@ -48,25 +55,25 @@ func TestParseConfigFallbacks(t *testing.T) {
 
 func TestParseConfigErrors(t *testing.T) {
 	f := fixture(t)
-	pre := func(kv map[string]any) planar.Files {
+	pre := func(kv map[string]any) hfconfig.Files {
 		g := f
 		g.Preprocessor = patch(t, f.Preprocessor, kv)
 		return g
 	}
 	tests := []struct {
 		name string
-		f    planar.Files
+		f    hfconfig.Files
 		want error
 	}{
-		{"no preprocessor", planar.Files{Model: f.Model}, vision.ErrBadOptions},
+		{"no preprocessor", hfconfig.Files{Model: f.Model}, vision.ErrBadOptions},
 		{"processor type", pre(map[string]any{"image_processor_type": "LlavaImageProcessor"}), vision.ErrUnsupported},
-		{"model type", planar.Files{Preprocessor: f.Preprocessor, Processor: f.Processor, Model: []byte(`{"model_type": "llava_next"}`)}, vision.ErrUnsupported},
-		{"no patch size", planar.Files{Preprocessor: f.Preprocessor}, vision.ErrBadOptions},
-		{"strategy", planar.Files{Preprocessor: f.Preprocessor, Processor: patch(t, f.Processor, map[string]any{"vision_feature_select_strategy": "cls"})}, vision.ErrUnsupported},
+		{"model type", hfconfig.Files{Preprocessor: f.Preprocessor, Processor: f.Processor, Model: []byte(`{"model_type": "llava_next"}`)}, vision.ErrUnsupported},
+		{"no patch size", hfconfig.Files{Preprocessor: f.Preprocessor}, vision.ErrBadOptions},
+		{"strategy", hfconfig.Files{Preprocessor: f.Preprocessor, Processor: patch(t, f.Processor, map[string]any{"vision_feature_select_strategy": "cls"})}, vision.ErrUnsupported},
 		{"longest edge", pre(map[string]any{"size": map[string]int{"shortest_edge": 336, "longest_edge": 672}}), vision.ErrUnsupported},
 		{"crop", pre(map[string]any{"crop_size": 0}), vision.ErrBadOptions},
 		{"mean", pre(map[string]any{"image_mean": []float64{1, 2}}), vision.ErrBadOptions},
-		{"tokenizer", planar.Files{Preprocessor: f.Preprocessor, Processor: f.Processor, Tokenizer: []byte(`1`)}, vision.ErrBadOptions},
+		{"tokenizer", hfconfig.Files{Preprocessor: f.Preprocessor, Processor: f.Processor, Tokenizer: []byte(`1`)}, vision.ErrBadOptions},
 	}
 	for _, tc := range tests {
 		if _, err := ParseConfig(tc.f); !errors.Is(err, tc.want) {
@@ -78,9 +85,9 @@ func TestParseConfigErrors(t *testing.T) {
 // Geometry: the shortest-edge rule, Python's floor division for the crop
 // origin (negative where center_crop pads) and the exact-size form.
 func TestGeometry(t *testing.T) {
-	c := ImageConfig{DoResize: true, Size: planar.Size{ShortestEdge: 336}, DoCenterCrop: true, CropHeight: 336, CropWidth: 336}
-	pad := ImageConfig{DoResize: true, Size: planar.Size{ShortestEdge: 200}, DoCenterCrop: true, CropHeight: 336, CropWidth: 301}
-	exact := ImageConfig{DoResize: true, Size: planar.Size{Height: 224, Width: 336}}
+	c := ImageConfig{DoResize: true, Size: hfconfig.Size{ShortestEdge: 336}, DoCenterCrop: true, CropHeight: 336, CropWidth: 336}
+	pad := ImageConfig{DoResize: true, Size: hfconfig.Size{ShortestEdge: 200}, DoCenterCrop: true, CropHeight: 336, CropWidth: 301}
+	exact := ImageConfig{DoResize: true, Size: hfconfig.Size{Height: 224, Width: 336}}
 	none := ImageConfig{DoCenterCrop: true, CropHeight: 4, CropWidth: 4}
 	tests := []struct {
 		c    ImageConfig
@@ -149,7 +156,7 @@ func TestNewErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	planartest.NewErrors(t, cfg, New, Load)
+	visiontest.NewErrors(t, cfg, New, Load)
 }
 
 // PlanImage never panics and refuses with typed errors; ProcessImage
@@ -164,11 +171,11 @@ func FuzzPlanImage(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, w, h, edge, cropH, cropW int, crop bool) {
 		cfg := *base
-		cfg.Image.Size = planar.Size{ShortestEdge: edge}
+		cfg.Image.Size = hfconfig.Size{ShortestEdge: edge}
 		cfg.Image.DoCenterCrop, cfg.Image.CropHeight, cfg.Image.CropWidth = crop, cropH, cropW
 		cfg.Prompt.PatchSize = 2
 		p, err := New(&cfg, Options{Workers: 2, PixelLimit: 1 << 12})
-		planartest.FuzzPlan(t, p, err, w, h, tensor.BFloat16, func(plan vision.Plan) bool {
+		visiontest.FuzzPlan(t, p, err, w, h, tensor.BFloat16, func(plan vision.Plan) bool {
 			return plan.Views == 1 && plan.Elements() == 3*plan.Dims[2]*plan.Dims[3] && plan.Width*plan.Height <= 1<<12
 		}, vision.ErrTooSmall, vision.ErrTooLarge)
 	})
@@ -180,9 +187,9 @@ func FuzzParseConfig(f *testing.F) {
 	f.Add(fx.Preprocessor, fx.Processor, fx.Model)
 	f.Add([]byte(`{"size": 3, "crop_size": {"height": 2}}`), []byte(`{"patch_size": 1}`), []byte(`{}`))
 	f.Fuzz(func(t *testing.T, pre, proc, model []byte) {
-		cfg, err := ParseConfig(planar.Files{Preprocessor: pre, Processor: proc, Model: model})
+		cfg, err := ParseConfig(hfconfig.Files{Preprocessor: pre, Processor: proc, Model: model})
 		if err != nil {
-			planartest.RequireKind(t, err, vision.ErrBadOptions, vision.ErrUnsupported)
+			visiontest.RequireKind(t, err, vision.ErrBadOptions, vision.ErrUnsupported)
 			return
 		}
 		if err := cfg.Validate(); err != nil {

@@ -5,17 +5,13 @@ import (
 
 	"github.com/mmgate/mmgate/imaging/resample"
 	"github.com/mmgate/mmgate/vision"
+	"github.com/mmgate/mmgate/vision/hfconfig"
+	"github.com/mmgate/mmgate/vision/norm"
 	"github.com/mmgate/mmgate/vision/planar"
 )
 
 // ModelType is the config.json model_type this package's Processor serves.
 const ModelType = "llava"
-
-// OpenAI CLIP normalization constants (the CLIP class defaults).
-var (
-	openAIMean = [3]float64{0.48145466, 0.4578275, 0.40821073}
-	openAIStd  = [3]float64{0.26862954, 0.26130258, 0.27577711}
-)
 
 const (
 	defaultEdge = 224 // CLIPImageProcessor size.shortest_edge and crop_size
@@ -25,12 +21,12 @@ const (
 // ImageConfig are the CLIP image processor settings.
 type ImageConfig struct {
 	DoResize     bool
-	Size         planar.Size // {ShortestEdge} or {Height, Width}
+	Size         hfconfig.Size // {ShortestEdge} or {Height, Width}
 	Resample     resample.Filter
 	DoCenterCrop bool
 	CropHeight   int
 	CropWidth    int
-	Norm         planar.NormParams
+	Norm         norm.Params
 }
 
 // PromptConfig are the LLaVA processor settings that decide the token count
@@ -57,8 +53,9 @@ type rawImageConfig struct {
 
 // resolve applies the CLIP class defaults to the file's values.
 func (r *rawImageConfig) resolve() (ImageConfig, error) {
-	d := planar.Defaults{Mean: openAIMean, Std: openAIStd, Resample: resample.Bicubic}
-	c := ImageConfig{DoResize: planar.Bool(r.DoResize, true), DoCenterCrop: planar.Bool(r.DoCenterCrop, true)}
+	d := planar.Defaults{Resample: resample.Bicubic}
+	d.Mean, d.Std = norm.OpenAICLIP()
+	c := ImageConfig{DoResize: hfconfig.Bool(r.DoResize, true), DoCenterCrop: hfconfig.Bool(r.DoCenterCrop, true)}
 	var err error
 	if c.Norm, err = r.Norm(d); err != nil {
 		return c, err
@@ -66,10 +63,10 @@ func (r *rawImageConfig) resolve() (ImageConfig, error) {
 	if c.Resample, err = r.Filter(d); err != nil {
 		return c, err
 	}
-	if c.Size, err = planar.ParseSize("size", r.Size, false, planar.Size{ShortestEdge: defaultEdge}); err != nil {
+	if c.Size, err = hfconfig.ParseSize("size", r.Size, false, hfconfig.Size{ShortestEdge: defaultEdge}); err != nil {
 		return c, err
 	}
-	crop, err := planar.ParseSize("crop_size", r.CropSize, true, planar.Size{Height: defaultEdge, Width: defaultEdge})
+	crop, err := hfconfig.ParseSize("crop_size", r.CropSize, true, hfconfig.Size{Height: defaultEdge, Width: defaultEdge})
 	if err != nil {
 		return c, err
 	}
@@ -118,7 +115,7 @@ func (c *PromptConfig) Validate() error {
 }
 
 // NormParams are the rescale and normalize settings (planar.Settings).
-func (c *Config) NormParams() planar.NormParams { return c.Image.Norm }
+func (c *Config) NormParams() norm.Params { return c.Image.Norm }
 
 // Validate checks both parts.
 func (c *Config) Validate() error {

@@ -14,7 +14,7 @@
 //     Python's floor division; where the image is smaller than the crop the
 //     window reaches outside it and those samples are 0 (center_crop's zero
 //     padding, in uint8).
-//   - rescale + normalize with the 3×256 table of package planar, channels
+//   - rescale + normalize with the 3×256 table of package norm (written by package planar), channels
 //     first: pixel_values is [1, 3, crop_height, crop_width].
 //   - tokens: (crop_height//patch_size)·(crop_width//patch_size) +
 //     num_additional_image_tokens, minus one for the "default" feature

@@ -4,7 +4,7 @@ import (
 	"fmt"
 
 	"github.com/mmgate/mmgate/vision"
-	"github.com/mmgate/mmgate/vision/planar"
+	"github.com/mmgate/mmgate/vision/hfconfig"
 )
 
 type rawProcessor struct {
@@ -34,7 +34,7 @@ type rawModel struct {
 // tokenizer_config.json and config.json (optional; when present its
 // model_type must be modelType). The image_processor_type, when given,
 // must be class or its Fast / Pil form.
-func ParseFolder(f planar.Files, modelType, class string, extra any) (*Config, error) {
+func ParseFolder(f hfconfig.Files, modelType, class string, extra any) (*Config, error) {
 	var pre rawImageConfig
 	var proc rawProcessor
 	var tok rawTokenizer
@@ -43,7 +43,7 @@ func ParseFolder(f planar.Files, modelType, class string, extra any) (*Config, e
 		return nil, err
 	}
 	if extra != nil {
-		if err := planar.Decode("preprocessor_config.json", f.Preprocessor, extra); err != nil {
+		if err := hfconfig.Decode("preprocessor_config.json", f.Preprocessor, extra); err != nil {
 			return nil, err
 		}
 	}
@@ -67,32 +67,32 @@ func ParseFolder(f planar.Files, modelType, class string, extra any) (*Config, e
 }
 
 func resolvePrompt(proc *rawProcessor, tok *rawTokenizer, model *rawModel) (PromptConfig, error) {
-	pc := PromptConfig{Strategy: planar.First(proc.Strategy, model.Strategy, "default")}
-	pc.ImageToken = planar.First(tok.ImageToken, tok.Extra["image_token"], proc.ImageToken, "<image>")
+	pc := PromptConfig{Strategy: hfconfig.First(proc.Strategy, model.Strategy, "default")}
+	pc.ImageToken = hfconfig.First(tok.ImageToken, tok.Extra["image_token"], proc.ImageToken, "<image>")
 	patch := proc.PatchSize
 	if patch == nil {
 		patch = model.Vision.PatchSize
 	}
 	var err error
-	if pc.PatchSize, err = planar.Int("patch_size", patch, 0); err != nil {
+	if pc.PatchSize, err = hfconfig.Int("patch_size", patch, 0); err != nil {
 		return pc, err
 	}
-	if pc.NumAdditionalImageTokens, err = planar.Int("num_additional_image_tokens", proc.NumAdditional, 0); err != nil {
+	if pc.NumAdditionalImageTokens, err = hfconfig.Int("num_additional_image_tokens", proc.NumAdditional, 0); err != nil {
 		return pc, err
 	}
-	if pc.ImageTokenID, err = planar.Int("image_token_index", model.ImageTokenID, -1); err != nil {
+	if pc.ImageTokenID, err = hfconfig.Int("image_token_index", model.ImageTokenID, -1); err != nil {
 		return pc, err
 	}
 	return pc, pc.Validate()
 }
 
-// LoadConfig reads a LLaVA-1.5 model folder (planar.ReadFiles) and parses
+// LoadConfig reads a LLaVA-1.5 model folder (hfconfig.ReadFiles) and parses
 // it.
-func LoadConfig(dir string) (*Config, error) { return planar.LoadDir("clip", dir, ParseConfig) }
+func LoadConfig(dir string) (*Config, error) { return hfconfig.Load("clip", dir, ParseConfig) }
 
 // ParseConfig resolves a LLaVA-1.5 configuration from a model folder's
 // files (see ParseFolder; the image processor is CLIPImageProcessor).
-func ParseConfig(f planar.Files) (*Config, error) {
+func ParseConfig(f hfconfig.Files) (*Config, error) {
 	cfg, err := ParseFolder(f, ModelType, "CLIPImageProcessor", nil)
 	if err != nil {
 		return nil, fmt.Errorf("clip: %w", err)

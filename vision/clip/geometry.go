@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/mmgate/mmgate/imaging"
+	"github.com/mmgate/mmgate/vision"
 	"github.com/mmgate/mmgate/vision/planar"
 )
 
@@ -52,7 +53,7 @@ func (c *ImageConfig) resizeSize(h, w int) (int, int) {
 // View resizes src as g says (into a new image, unless the size is
 // unchanged) and returns g's crop window over it, with the time spent
 // resizing.
-func (c *ImageConfig) View(ctx context.Context, r planar.Resizer, src *imaging.RGB, g Geometry) (planar.View, time.Duration, error) {
+func (c *ImageConfig) View(ctx context.Context, r vision.Resizer, src *imaging.RGB, g Geometry) (planar.View, time.Duration, error) {
 	img := src
 	var d time.Duration
 	if g.ResizeW != src.Width || g.ResizeH != src.Height {

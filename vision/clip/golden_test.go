@@ -3,7 +3,7 @@ package clip
 import (
 	"testing"
 
-	"github.com/mmgate/mmgate/vision/planar/planartest"
+	"github.com/mmgate/mmgate/vision/internal/visiontest"
 )
 
 // TestGolden compares every corpus file and synthesized size of
@@ -11,5 +11,5 @@ import (
 // each config variant: LLaVA-1.5's, a crop larger than the resized image
 // (center_crop's padding), and an exact resize without a crop.
 func TestGolden(t *testing.T) {
-	planartest.RunGolden(t, "llava-1.5", ParseConfig, New, nil)
+	visiontest.RunGolden(t, "llava-1.5", ParseConfig, New, nil)
 }

@@ -6,6 +6,8 @@ import (
 
 	"github.com/mmgate/mmgate/imaging/resample"
 	"github.com/mmgate/mmgate/vision"
+	"github.com/mmgate/mmgate/vision/hfconfig"
+	"github.com/mmgate/mmgate/vision/norm"
 	"github.com/mmgate/mmgate/vision/planar"
 )
 
@@ -43,7 +45,7 @@ type Tokens struct {
 type Config struct {
 	Height, Width  int // size
 	Resample       resample.Filter
-	Norm           planar.NormParams
+	Norm           norm.Params
 	PanAndScan     PanAndScan
 	ImageSeqLength int // image tokens per view
 	Tokens         Tokens
@@ -75,15 +77,15 @@ type rawModel struct {
 	ImageID   *float64 `json:"image_token_index"`
 }
 
-// LoadConfig reads a model folder (planar.ReadFiles) and parses it.
-func LoadConfig(dir string) (*Config, error) { return planar.LoadDir("gemma3", dir, ParseConfig) }
+// LoadConfig reads a model folder (hfconfig.ReadFiles) and parses it.
+func LoadConfig(dir string) (*Config, error) { return hfconfig.Load("gemma3", dir, ParseConfig) }
 
 // ParseConfig resolves a configuration from a model folder's files:
 // preprocessor_config.json (required), processor_config.json,
 // tokenizer_config.json and config.json (optional; when present its
 // model_type must be gemma3). Errors wrap vision.ErrBadOptions or
 // vision.ErrUnsupported.
-func ParseConfig(f planar.Files) (*Config, error) {
+func ParseConfig(f hfconfig.Files) (*Config, error) {
 	var pre rawPreprocessor
 	var proc rawProcessor
 	var tok rawTokenizer
@@ -111,10 +113,10 @@ func resolve(pre *rawPreprocessor, proc *rawProcessor, tok *rawTokenizer, model 
 	if cfg.Resample, err = pre.Filter(d); err != nil {
 		return nil, err
 	}
-	if !planar.Bool(pre.DoResize, true) {
+	if !hfconfig.Bool(pre.DoResize, true) {
 		return nil, fmt.Errorf("do_resize false: %w", vision.ErrUnsupported)
 	}
-	size, err := planar.ParseSize("size", pre.Size, true, planar.Size{Height: defaultSide, Width: defaultSide})
+	size, err := hfconfig.ParseSize("size", pre.Size, true, hfconfig.Size{Height: defaultSide, Width: defaultSide})
 	if err != nil {
 		return nil, err
 	}
@@ -123,24 +125,24 @@ func resolve(pre *rawPreprocessor, proc *rawProcessor, tok *rawTokenizer, model 
 	}
 	cfg.Height, cfg.Width = size.Height, size.Width
 	ps := &cfg.PanAndScan
-	ps.Enabled = planar.Bool(pre.DoPanAndScan, false)
-	if ps.MinCropSize, err = planar.Int("pan_and_scan_min_crop_size", pre.MinCropSize, defaultMinCropSize); err != nil {
+	ps.Enabled = hfconfig.Bool(pre.DoPanAndScan, false)
+	if ps.MinCropSize, err = hfconfig.Int("pan_and_scan_min_crop_size", pre.MinCropSize, defaultMinCropSize); err != nil {
 		return nil, err
 	}
-	if ps.MaxNumCrops, err = planar.Int("pan_and_scan_max_num_crops", pre.MaxNumCrops, defaultMaxNumCrops); err != nil {
+	if ps.MaxNumCrops, err = hfconfig.Int("pan_and_scan_max_num_crops", pre.MaxNumCrops, defaultMaxNumCrops); err != nil {
 		return nil, err
 	}
 	ps.MinRatioToActivate = defaultMinRatio
 	if pre.MinRatio != nil {
 		ps.MinRatioToActivate = *pre.MinRatio
 	}
-	if cfg.ImageSeqLength, err = planar.Int("image_seq_length", proc.ImageSeqLength, defaultSeqLength); err != nil {
+	if cfg.ImageSeqLength, err = hfconfig.Int("image_seq_length", proc.ImageSeqLength, defaultSeqLength); err != nil {
 		return nil, err
 	}
 	cfg.Tokens = Tokens{
-		BOI:   planar.First(tok.BOI, tok.Extra["boi_token"], "<start_of_image>"),
-		EOI:   planar.First(tok.EOI, tok.Extra["eoi_token"], "<end_of_image>"),
-		Image: planar.First(tok.Image, tok.Extra["image_token"], "<image_soft_token>"),
+		BOI:   hfconfig.First(tok.BOI, tok.Extra["boi_token"], "<start_of_image>"),
+		EOI:   hfconfig.First(tok.EOI, tok.Extra["eoi_token"], "<end_of_image>"),
+		Image: hfconfig.First(tok.Image, tok.Extra["image_token"], "<image_soft_token>"),
 	}
 	for _, f := range []struct {
 		name string
@@ -148,7 +150,7 @@ func resolve(pre *rawPreprocessor, proc *rawProcessor, tok *rawTokenizer, model 
 		dst  *int
 	}{{"boi_token_index", model.BOIID, &cfg.Tokens.BOIID}, {"eoi_token_index", model.EOIID, &cfg.Tokens.EOIID},
 		{"image_token_index", model.ImageID, &cfg.Tokens.ImageID}} {
-		if *f.dst, err = planar.Int(f.name, f.v, -1); err != nil {
+		if *f.dst, err = hfconfig.Int(f.name, f.v, -1); err != nil {
 			return nil, err
 		}
 	}
@@ -159,7 +161,7 @@ func resolve(pre *rawPreprocessor, proc *rawProcessor, tok *rawTokenizer, model 
 }
 
 // NormParams are the rescale and normalize settings (planar.Settings).
-func (c *Config) NormParams() planar.NormParams { return c.Norm }
+func (c *Config) NormParams() norm.Params { return c.Norm }
 
 // Validate checks that the configuration describes a processor this
 // package implements (sizes, pan-and-scan values that do not divide by

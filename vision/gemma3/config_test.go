@@ -6,15 +6,16 @@ import (
 
 	"github.com/mmgate/mmgate/imaging/resample"
 	"github.com/mmgate/mmgate/vision"
-	"github.com/mmgate/mmgate/vision/planar"
-	"github.com/mmgate/mmgate/vision/planar/planartest"
+	"github.com/mmgate/mmgate/vision/hfconfig"
+	"github.com/mmgate/mmgate/vision/internal/visiontest"
+	"github.com/mmgate/mmgate/vision/norm"
 )
 
-func fixtureFiles(t testing.TB) planar.Files { return planartest.Fixture(t, "testdata/gemma3") }
+func fixtureFiles(t testing.TB) hfconfig.Files { return visiontest.Fixture(t, "testdata/gemma3") }
 
 // withPre returns f with keys of preprocessor_config.json replaced.
-func withPre(t testing.TB, f planar.Files, kv map[string]any) planar.Files {
-	f.Preprocessor = planartest.Patch(t, f.Preprocessor, kv)
+func withPre(t testing.TB, f hfconfig.Files, kv map[string]any) hfconfig.Files {
+	f.Preprocessor = visiontest.Patch(t, f.Preprocessor, kv)
 	return f
 }
 
@@ -25,7 +26,7 @@ func TestLoadConfigFixture(t *testing.T) {
 	}
 	want := Config{
 		Height: 896, Width: 896, Resample: resample.Bilinear,
-		Norm:           planar.NormParams{Rescale: 0.00392156862745098, Mean: half, Std: half, DoRescale: true, DoNormalize: true},
+		Norm:           norm.Params{Rescale: 0.00392156862745098, Mean: half, Std: half, DoRescale: true, DoNormalize: true},
 		PanAndScan:     PanAndScan{Enabled: false, MinCropSize: 256, MaxNumCrops: 4, MinRatioToActivate: 1.2},
 		ImageSeqLength: 256,
 		Tokens: Tokens{BOI: "<start_of_image>", EOI: "<end_of_image>", Image: "<image_soft_token>",
@@ -38,12 +39,12 @@ func TestLoadConfigFixture(t *testing.T) {
 
 // Absent files and null values take the class and processor defaults.
 func TestParseConfigDefaults(t *testing.T) {
-	cfg, err := ParseConfig(planar.Files{Preprocessor: []byte(`{"do_pan_and_scan": true, "image_mean": null}`)})
+	cfg, err := ParseConfig(hfconfig.Files{Preprocessor: []byte(`{"do_pan_and_scan": true, "image_mean": null}`)})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if cfg.Height != 224 || cfg.Width != 224 || cfg.Resample != resample.Bilinear || cfg.Norm.Mean != half ||
-		cfg.Norm.Rescale != planar.DefaultRescale || !cfg.PanAndScan.Enabled || cfg.PanAndScan.MinCropSize != 256 ||
+		cfg.Norm.Rescale != norm.DefaultRescale || !cfg.PanAndScan.Enabled || cfg.PanAndScan.MinCropSize != 256 ||
 		cfg.ImageSeqLength != 256 || cfg.Tokens.BOI != "<start_of_image>" || cfg.Tokens.ImageID != -1 {
 		t.Errorf("defaults: %+v", cfg)
 	}
@@ -59,13 +60,13 @@ func TestParseConfigErrors(t *testing.T) {
 	f := fixtureFiles(t)
 	tests := []struct {
 		name string
-		f    planar.Files
+		f    hfconfig.Files
 		want error
 	}{
-		{"no preprocessor", planar.Files{Model: f.Model}, vision.ErrBadOptions},
-		{"bad json", planar.Files{Preprocessor: []byte(`{`)}, vision.ErrBadOptions},
-		{"model type", planar.Files{Preprocessor: f.Preprocessor, Model: []byte(`{"model_type": "llava"}`)}, vision.ErrUnsupported},
-		{"bad config.json", planar.Files{Preprocessor: f.Preprocessor, Model: []byte(`[]`)}, vision.ErrBadOptions},
+		{"no preprocessor", hfconfig.Files{Model: f.Model}, vision.ErrBadOptions},
+		{"bad json", hfconfig.Files{Preprocessor: []byte(`{`)}, vision.ErrBadOptions},
+		{"model type", hfconfig.Files{Preprocessor: f.Preprocessor, Model: []byte(`{"model_type": "llava"}`)}, vision.ErrUnsupported},
+		{"bad config.json", hfconfig.Files{Preprocessor: f.Preprocessor, Model: []byte(`[]`)}, vision.ErrBadOptions},
 		{"no resize", withPre(t, f, map[string]any{"do_resize": false}), vision.ErrUnsupported},
 		{"shortest edge", withPre(t, f, map[string]any{"size": map[string]int{"shortest_edge": 896}}), vision.ErrUnsupported},
 		{"huge", withPre(t, f, map[string]any{"size": 1 << 20}), vision.ErrBadOptions},
@@ -74,7 +75,7 @@ func TestParseConfigErrors(t *testing.T) {
 		{"min crop", withPre(t, f, map[string]any{"pan_and_scan_min_crop_size": 0}), vision.ErrBadOptions},
 		{"max crops", withPre(t, f, map[string]any{"pan_and_scan_max_num_crops": 0}), vision.ErrBadOptions},
 		{"fraction", withPre(t, f, map[string]any{"pan_and_scan_max_num_crops": 2.5}), vision.ErrBadOptions},
-		{"seq length", planar.Files{Preprocessor: f.Preprocessor, Processor: []byte(`{"image_seq_length": 0}`)}, vision.ErrBadOptions},
+		{"seq length", hfconfig.Files{Preprocessor: f.Preprocessor, Processor: []byte(`{"image_seq_length": 0}`)}, vision.ErrBadOptions},
 	}
 	for _, tc := range tests {
 		if _, err := ParseConfig(tc.f); !errors.Is(err, tc.want) {
@@ -92,9 +93,9 @@ func FuzzParseConfig(f *testing.F) {
 	f.Add(fx.Preprocessor, fx.Processor)
 	f.Add([]byte(`{"do_pan_and_scan": true, "pan_and_scan_min_crop_size": 1, "size": 3}`), []byte(`{}`))
 	f.Fuzz(func(t *testing.T, pre, proc []byte) {
-		cfg, err := ParseConfig(planar.Files{Preprocessor: pre, Processor: proc})
+		cfg, err := ParseConfig(hfconfig.Files{Preprocessor: pre, Processor: proc})
 		if err != nil {
-			planartest.RequireKind(t, err, vision.ErrBadOptions, vision.ErrUnsupported)
+			visiontest.RequireKind(t, err, vision.ErrBadOptions, vision.ErrUnsupported)
 			return
 		}
 		if err := cfg.Validate(); err != nil {

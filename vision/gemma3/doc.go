@@ -14,7 +14,7 @@
 //   - every view (the whole image first, then the crops) is resized to
 //     size.height × size.width with Pillow's filter (bilinear for the
 //     published config) on uint8 RGB (package imaging/resample), then
-//     rescaled and normalized with the 3×256 table of package planar,
+//     rescaled and normalized with the 3×256 table of package norm (written by package planar),
 //     channels first: pixel_values is [1 + crops, 3, height, width].
 //   - prompt: one <start_of_image> becomes "\n\n<start_of_image>" +
 //     image_seq_length × <image_soft_token> + "<end_of_image>\n\n", or with

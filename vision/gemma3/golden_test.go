@@ -4,7 +4,7 @@ import (
 	"testing"
 
 	"github.com/mmgate/mmgate/vision"
-	"github.com/mmgate/mmgate/vision/planar/planartest"
+	"github.com/mmgate/mmgate/vision/internal/visiontest"
 )
 
 // TestGolden compares every corpus file and synthesized size of
@@ -12,7 +12,7 @@ import (
 // each config variant: pan-and-scan off, on with the processor defaults,
 // and on with custom values.
 func TestGolden(t *testing.T) {
-	planartest.RunGolden(t, "gemma3", ParseConfig, New, func(t testing.TB, name string, c planartest.Case, p vision.Plan) {
+	visiontest.RunGolden(t, "gemma3", ParseConfig, New, func(t testing.TB, name string, c visiontest.Case, p vision.Plan) {
 		if c.NumCrops == nil || NumCrops(p) != *c.NumCrops {
 			t.Errorf("%s: num_crops %d, want %v", name, NumCrops(p), c.NumCrops)
 		}

@@ -11,7 +11,7 @@ import (
 	"github.com/mmgate/mmgate/imaging/resample"
 	"github.com/mmgate/mmgate/tensor"
 	"github.com/mmgate/mmgate/vision"
-	"github.com/mmgate/mmgate/vision/planar/planartest"
+	"github.com/mmgate/mmgate/vision/internal/visiontest"
 )
 
 func newProc(t testing.TB, edit func(*Config)) *Processor {
@@ -97,7 +97,7 @@ func TestPlanImage(t *testing.T) {
 
 func TestProcessImageErrors(t *testing.T) {
 	p := newProc(t, pasOn)
-	img := planartest.SynthImage(40, 20, 1)
+	img := visiontest.Synth(40, 20, 1)
 	plan, err := p.PlanImage(40, 20, vision.Overrides{})
 	if err != nil {
 		t.Fatal(err)
@@ -118,7 +118,7 @@ func TestProcessImageErrors(t *testing.T) {
 		{"dtype", img, plan, tensor.Int64, dst, vision.ErrUnsupported},
 		{"short dst", img, plan, tensor.Float32, dst[1:], vision.ErrBadInput},
 		{"other plan", img, bad, tensor.Float32, dst, vision.ErrBadInput},
-		{"other size", planartest.SynthImage(41, 20, 1), plan, tensor.Float32, dst, vision.ErrBadInput},
+		{"other size", visiontest.Synth(41, 20, 1), plan, tensor.Float32, dst, vision.ErrBadInput},
 		{"broken image", &imaging.RGB{Width: 40, Height: 20}, plan, tensor.Float32, dst, vision.ErrBadInput},
 	}
 	for _, tc := range tests {
@@ -136,8 +136,8 @@ func TestProcessImageErrors(t *testing.T) {
 // The output does not depend on the number of workers, and the stages
 // are timed.
 func TestProcessImageWorkers(t *testing.T) {
-	img := planartest.SynthImage(1700, 900, 3)
-	planartest.SameForWorkers(t, func(w int) vision.Processor {
+	img := visiontest.Synth(1700, 900, 3)
+	visiontest.SameForWorkers(t, func(w int) vision.Processor {
 		cfg, err := LoadConfig("testdata/gemma3")
 		if err != nil {
 			t.Fatal(err)
@@ -189,7 +189,7 @@ func TestNewErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	planartest.NewErrors(t, cfg, New, Load)
+	visiontest.NewErrors(t, cfg, New, Load)
 	cfg.Tokens.EOI = ""
 	if _, err := New(cfg, Options{}); !errors.Is(err, vision.ErrBadOptions) {
 		t.Errorf("empty token: %v", err)
@@ -213,7 +213,7 @@ func FuzzPlanImage(f *testing.F) {
 			ImageSeqLength: 4, Tokens: Tokens{BOI: "a", EOI: "b", Image: "c"},
 		}
 		p, err := New(&cfg, Options{Workers: 2})
-		planartest.FuzzPlan(t, p, err, w, h, tensor.Float16, func(plan vision.Plan) bool {
+		visiontest.FuzzPlan(t, p, err, w, h, tensor.Float16, func(plan vision.Plan) bool {
 			return plan.Tokens == 4*plan.Views && plan.Elements() == plan.Views*3*8*12
 		}, vision.ErrTooSmall)
 	})

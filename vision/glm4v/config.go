@@ -6,7 +6,8 @@ import (
 	"math"
 
 	"github.com/mmgate/mmgate/vision"
-	"github.com/mmgate/mmgate/vision/internal/modeldir"
+	"github.com/mmgate/mmgate/vision/hfconfig"
+	"github.com/mmgate/mmgate/vision/norm"
 	"github.com/mmgate/mmgate/vision/qwenvl"
 )
 
@@ -70,10 +71,9 @@ type Config struct {
 func DefaultConfig() Config {
 	s := Settings{
 		PatchSize: 14, TemporalPatchSize: 2, MergeSize: 2,
-		ImageMean:     [3]float64{0.48145466, 0.4578275, 0.40821073},
-		ImageStd:      [3]float64{0.26862954, 0.26130258, 0.27577711},
-		RescaleFactor: 1.0 / 255.0, Resample: 3, DoResize: true, DoRescale: true, DoNormalize: true,
+		RescaleFactor: norm.DefaultRescale, Resample: 3, DoResize: true, DoRescale: true, DoNormalize: true,
 	}
+	s.ImageMean, s.ImageStd = norm.OpenAICLIP()
 	img, vid := s, s
 	img.MinPixels, img.MaxPixels = imageMinPixels, imageMaxPixels
 	vid.MinPixels, vid.MaxPixels = videoMinPixels, videoMaxPixels
@@ -151,7 +151,7 @@ func (c *Config) ParseVideoConfig(data []byte) error {
 // tokenizer_config.json's extra_special_tokens when it names them
 // (Glm4vProcessor prefers the tokenizer's attributes to its defaults).
 func (c *Config) ParseTokenizerConfig(data []byte) error {
-	if err := modeldir.ExtraTokens(data, map[string]*string{"image_token": &c.ImageToken, "video_token": &c.VideoToken}); err != nil {
+	if err := hfconfig.ExtraTokens(data, map[string]*string{"image_token": &c.ImageToken, "video_token": &c.VideoToken}); err != nil {
 		return fmt.Errorf("glm4v: tokenizer config: %w", err)
 	}
 	return nil
@@ -163,13 +163,13 @@ func (c *Config) ParseTokenizerConfig(data []byte) error {
 func LoadConfig(dir string) (*Config, error) {
 	c := DefaultConfig()
 	c.ModelType = ""
-	files := []modeldir.File{
-		{Name: "config.json", Required: true, Apply: func(b []byte) (err error) { c.ModelType, err = modeldir.ModelType(b); return }},
+	files := []hfconfig.File{
+		{Name: "config.json", Required: true, Apply: func(b []byte) (err error) { c.ModelType, err = hfconfig.ModelType(b); return }},
 		{Name: "preprocessor_config.json", Required: true, Apply: c.ParseImageConfig},
 		{Name: "video_preprocessor_config.json", Apply: c.ParseVideoConfig},
 		{Name: "tokenizer_config.json", Apply: c.ParseTokenizerConfig},
 	}
-	if err := modeldir.Read(dir, files...); err != nil {
+	if err := hfconfig.Read(dir, files...); err != nil {
 		return nil, fmt.Errorf("glm4v: load %s: %w", dir, err)
 	}
 	if err := c.Validate(); err != nil {

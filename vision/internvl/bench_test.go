@@ -18,7 +18,7 @@ func BenchmarkProcessImage(b *testing.B) {
 	for _, s := range [][2]int{{2560, 1600}, {1600, 1203}, {640, 480}} {
 		for _, dt := range []tensor.DType{tensor.Float32, tensor.BFloat16} {
 			b.Run(fmt.Sprintf("%dx%d/%v", s[0], s[1], dt), func(b *testing.B) {
-				visiontest.BenchProcess(b, p, s[0], s[1], dt)
+				visiontest.Bench(b, p, visiontest.Synth(s[0], s[1], 0), dt)
 			})
 		}
 	}

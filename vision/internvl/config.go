@@ -5,7 +5,8 @@ import (
 	"fmt"
 
 	"github.com/mmgate/mmgate/vision"
-	"github.com/mmgate/mmgate/vision/internal/modeldir"
+	"github.com/mmgate/mmgate/vision/hfconfig"
+	"github.com/mmgate/mmgate/vision/norm"
 	"github.com/mmgate/mmgate/vision/qwenvl"
 )
 
@@ -144,7 +145,7 @@ func (c *Config) ParseProcessorConfig(data []byte) error {
 // end_image_token, context_image_token), which InternVLProcessor reads from
 // the tokenizer. Absent names keep their current text.
 func (c *Config) ParseTokenizerConfig(data []byte) error {
-	err := modeldir.ExtraTokens(data, map[string]*string{
+	err := hfconfig.ExtraTokens(data, map[string]*string{
 		"start_image_token": &c.StartToken, "end_image_token": &c.EndToken, "context_image_token": &c.ContextToken,
 	})
 	if err != nil {
@@ -159,14 +160,14 @@ func (c *Config) ParseTokenizerConfig(data []byte) error {
 func LoadConfig(dir string) (*Config, error) {
 	c := DefaultConfig()
 	modelType := func(data []byte) (err error) {
-		c.ModelType, err = modeldir.ModelType(data)
+		c.ModelType, err = hfconfig.ModelType(data)
 		return err
 	}
-	err := modeldir.Read(dir,
-		modeldir.File{Name: "config.json", Required: true, Apply: modelType},
-		modeldir.File{Name: "preprocessor_config.json", Required: true, Apply: c.ParseImageConfig},
-		modeldir.File{Name: "processor_config.json", Apply: c.ParseProcessorConfig},
-		modeldir.File{Name: "tokenizer_config.json", Apply: c.ParseTokenizerConfig},
+	err := hfconfig.Read(dir,
+		hfconfig.File{Name: "config.json", Required: true, Apply: modelType},
+		hfconfig.File{Name: "preprocessor_config.json", Required: true, Apply: c.ParseImageConfig},
+		hfconfig.File{Name: "processor_config.json", Apply: c.ParseProcessorConfig},
+		hfconfig.File{Name: "tokenizer_config.json", Apply: c.ParseTokenizerConfig},
 	)
 	if err == nil {
 		err = c.Validate()
@@ -175,6 +176,11 @@ func LoadConfig(dir string) (*Config, error) {
 		return nil, fmt.Errorf("internvl: load %s: %w", dir, err)
 	}
 	return &c, nil
+}
+
+// NormParams are the rescale and normalize settings.
+func (c *Config) NormParams() norm.Params {
+	return norm.Params{Rescale: c.RescaleFactor, Mean: c.ImageMean, Std: c.ImageStd, DoRescale: c.DoRescale, DoNormalize: c.DoNormalize}
 }
 
 // Validate checks that the configuration describes a processor this package

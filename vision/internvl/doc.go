@@ -22,10 +22,9 @@
 //     (the thumbnail) is appended last. max_patches ≤ 1 turns tiling off:
 //     one resize to the tile size (none when do_resize is false).
 //   - Each tile: uint8 × rescale_factor in float64 cast to float32, then
-//     (x − f32(mean)) / f32(std) in float32, channels first. That depends
-//     only on (channel, value), so it is a 3×256 table, encoded once per
-//     output dtype (float32, and bfloat16 / float16 rounded to nearest even
-//     as package tensor does).
+//     (x − f32(mean)) / f32(std) in float32, channels first: the 3×256
+//     table of package norm, written by package planar (float32, and
+//     bfloat16 / float16 rounded to nearest even).
 //   - pixel_values is [num_patches, 3, tileH, tileW]; the image's
 //     <IMG_CONTEXT> expands to <img> + image_seq_length·num_patches
 //     <IMG_CONTEXT> + </img>, num_patches counting the thumbnail.
@@ -36,6 +35,7 @@
 // Options.PixelLimit is refused with vision.ErrTooLarge.
 //
 // A *Processor is immutable after New/Load and safe for concurrent use.
-// ProcessImage normalizes the tiles on up to Options.Workers goroutines; the
-// output does not depend on the worker count.
+// ProcessImage normalizes the tiles and the thumbnail in bands of rows on up
+// to Options.Workers goroutines; the output does not depend on the worker
+// count.
 package internvl

@@ -112,21 +112,7 @@ func check(t *testing.T, p *Processor, img *imaging.RGB, want goldenResult) {
 		got.Tokens != want.Tokens || !slices.Equal(got.Shape, want.Shape) {
 		t.Fatalf("plan %+v, want %+v", got, want)
 	}
-	for _, d := range []struct {
-		dt   tensor.DType
-		want string
-	}{{tensor.Float32, want.SHA256}, {tensor.BFloat16, want.SHA256BF16}, {tensor.Float16, want.SHA256F16}} {
-		if d.want == "" {
-			continue
-		}
-		dst := make([]byte, plan.Bytes(d.dt))
-		if _, err := p.ProcessImage(context.Background(), img, plan, d.dt, dst); err != nil {
-			t.Fatal(err)
-		}
-		if h := visiontest.SHA256(dst); h != d.want {
-			t.Errorf("%v: sha256 %s, want %s", d.dt, h, d.want)
-		}
-	}
+	visiontest.Digests(t, p, img, plan, "internvl", want.SHA256, want.SHA256BF16, want.SHA256F16)
 }
 
 // TestGoldenFiles decodes every photo and edge case of the corpora as the

@@ -1,18 +1,15 @@
 package internvl
 
 import (
-	"cmp"
 	"context"
 	"fmt"
-	"runtime"
 	"time"
-
-	"golang.org/x/sync/errgroup"
 
 	"github.com/mmgate/mmgate/imaging"
 	"github.com/mmgate/mmgate/imaging/resample"
 	"github.com/mmgate/mmgate/tensor"
 	"github.com/mmgate/mmgate/vision"
+	"github.com/mmgate/mmgate/vision/planar"
 	"github.com/mmgate/mmgate/vision/qwenvl"
 )
 
@@ -29,13 +26,10 @@ const maxSource = 1 << 24
 // Processor is the InternVL image processor for one configuration. It
 // implements vision.Processor and is safe for concurrent use.
 type Processor struct {
-	cfg     Config
-	cands   []grid
-	table   *table
-	workers int
-	limit   int
-	resizer qwenvl.Resizer
-	filter  resample.Filter
+	cfg    Config
+	cands  []grid
+	eng    planar.Engine
+	filter resample.Filter
 }
 
 var _ vision.Processor = (*Processor)(nil)
@@ -48,24 +42,11 @@ func New(cfg *Config, o Options) (*Processor, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	if o.Workers < 0 || o.PixelLimit < 0 {
-		return nil, fmt.Errorf("internvl: workers %d, pixel limit %d: %w", o.Workers, o.PixelLimit, vision.ErrBadOptions)
+	eng, err := planar.NewEngine(cfg.NormParams(), o)
+	if err != nil {
+		return nil, fmt.Errorf("internvl: %w", err)
 	}
-	rs := o.Resizer
-	if rs == nil {
-		r, err := resample.New(resample.Options{Workers: o.Workers})
-		if err != nil {
-			return nil, fmt.Errorf("internvl: resizer: %w", err)
-		}
-		rs = r
-	}
-	p := &Processor{
-		cfg: *cfg, resizer: rs, filter: resample.Filter(cfg.Resample),
-		workers: cmp.Or(o.Workers, runtime.GOMAXPROCS(0)),
-		limit:   cmp.Or(o.PixelLimit, qwenvl.DefaultPixelLimit),
-		table: newTable(norm{rescale: cfg.RescaleFactor, mean: cfg.ImageMean, std: cfg.ImageStd,
-			doRescale: cfg.DoRescale, doNorm: cfg.DoNormalize}),
-	}
+	p := &Processor{cfg: *cfg, eng: eng, filter: resample.Filter(cfg.Resample)}
 	if cfg.MaxTiles > 1 {
 		p.cands = candidates(cfg.MinTiles, cfg.MaxTiles)
 	}
@@ -118,9 +99,9 @@ func (p *Processor) PlanImage(width, height int, o vision.Overrides) (vision.Pla
 	case !p.cfg.DoResize:
 		w, h = width, height
 	}
-	if float64(w)*float64(h) > float64(p.limit) {
+	if float64(w)*float64(h) > float64(p.eng.PixelLimit) {
 		return vision.Plan{}, fmt.Errorf("internvl: plan %dx%d: resized to %dx%d, over the %d-pixel limit: %w",
-			width, height, w, h, p.limit, vision.ErrTooLarge)
+			width, height, w, h, p.eng.PixelLimit, vision.ErrTooLarge)
 	}
 	return p.planFor(width, height, w, h, views), nil
 }
@@ -142,50 +123,31 @@ func (p *Processor) planFor(srcW, srcH, w, h, views int) vision.Plan {
 // NumPatches is the plan's num_patches (tiles plus the thumbnail).
 func (p *Processor) NumPatches(plan vision.Plan) int { return plan.Views }
 
-// tiles returns the tile windows of the main resize in row-major order.
-func (p *Processor) tiles(plan vision.Plan) []rect {
+// views returns the planes of a plan: the tiles of main (the main resize)
+// in row-major order, then the thumbnail when there is one.
+func (p *Processor) views(plan vision.Plan, main, thumb *imaging.RGB) []planar.View {
 	tw, th := plan.Dims[3], plan.Dims[2]
 	cols, rows := plan.Width/tw, plan.Height/th
-	out := make([]rect, 0, cols*rows)
+	out := make([]planar.View, 0, plan.Views)
 	for r := range rows {
 		for c := range cols {
-			out = append(out, rect{c * tw, r * th, tw, th})
+			out = append(out, planar.View{Src: main, X: c * tw, Y: r * th, W: tw, H: th})
 		}
+	}
+	if thumb != nil {
+		out = append(out, planar.View{Src: thumb, W: tw, H: th})
 	}
 	return out
 }
 
-// checkArgs verifies ProcessImage's arguments: an image of the plan's
-// source size, a plan this processor makes for it, a float dtype and a
-// destination of the plan's size.
-func (p *Processor) checkArgs(img *imaging.RGB, plan vision.Plan, dt tensor.DType, dst []byte) error {
-	switch want, err := p.PlanImage(plan.SourceWidth, plan.SourceHeight, vision.Overrides{}); {
-	case img == nil:
-		return fmt.Errorf("nil image: %w", vision.ErrBadInput)
-	case img.Validate() != nil:
-		return fmt.Errorf("%v: %w", img.Validate(), vision.ErrBadInput)
-	case img.Width != plan.SourceWidth || img.Height != plan.SourceHeight:
-		return fmt.Errorf("image is %dx%d, plan is for %dx%d: %w",
-			img.Width, img.Height, plan.SourceWidth, plan.SourceHeight, vision.ErrBadInput)
-	case err != nil:
-		return err
-	case want != plan:
-		return fmt.Errorf("plan %+v is not this processor's (want %+v): %w", plan, want, vision.ErrBadInput)
-	case !dt.IsFloat():
-		return fmt.Errorf("dtype %v: %w", dt, vision.ErrUnsupported)
-	case len(dst) != plan.Bytes(dt):
-		return fmt.Errorf("dst is %d bytes, want %d: %w", len(dst), plan.Bytes(dt), vision.ErrBadInput)
-	}
-	return nil
-}
-
 // ProcessImage implements vision.Processor: the main resize (skipped when
-// the image has the planned size), the tiles in row-major order, then the
-// thumbnail, each normalized straight into its slot of dst in dtype dt
-// (Float32, BFloat16 or Float16).
+// the image has the planned size) and, with more than one tile, the
+// thumbnail resize; then the tiles in row-major order and the thumbnail,
+// each normalized straight into its slot of dst in dtype dt (Float32,
+// BFloat16 or Float16).
 func (p *Processor) ProcessImage(ctx context.Context, img *imaging.RGB, plan vision.Plan, dt tensor.DType, dst []byte) (vision.Timings, error) {
 	var tm vision.Timings
-	if err := p.checkArgs(img, plan, dt, dst); err != nil {
+	if err := planar.CheckPlan(p, img, plan, dt, dst); err != nil {
 		return tm, fmt.Errorf("internvl: process: %w", err)
 	}
 	t0 := time.Now()
@@ -193,26 +155,18 @@ func (p *Processor) ProcessImage(ctx context.Context, img *imaging.RGB, plan vis
 	if err != nil {
 		return tm, err
 	}
+	var thumb *imaging.RGB
+	if plan.Views > (plan.Width/plan.Dims[3])*(plan.Height/plan.Dims[2]) {
+		if thumb, err = p.resized(ctx, img, plan.Dims[3], plan.Dims[2]); err != nil {
+			return tm, err
+		}
+	}
 	tm.Resize = time.Since(t0)
-	tiles := p.tiles(plan)
-	tileBytes := len(dst) / plan.Views
 	t0 = time.Now()
-	if err := p.writeTiles(ctx, dst, main, tiles, dt); err != nil {
-		return tm, err
+	if err := p.eng.Write(ctx, dst, p.views(plan, main, thumb), dt); err != nil {
+		return tm, fmt.Errorf("internvl: %w", err)
 	}
 	tm.NormalizePatchify = time.Since(t0)
-	if plan.Views == len(tiles) {
-		return tm, nil
-	}
-	t0 = time.Now()
-	thumb, err := p.resized(ctx, img, plan.Dims[3], plan.Dims[2])
-	if err != nil {
-		return tm, err
-	}
-	tm.Resize += time.Since(t0)
-	t0 = time.Now()
-	p.table.writeTile(dst[len(tiles)*tileBytes:], thumb, rect{0, 0, thumb.Width, thumb.Height}, dt)
-	tm.NormalizePatchify += time.Since(t0)
 	return tm, nil
 }
 
@@ -226,26 +180,8 @@ func (p *Processor) resized(ctx context.Context, img *imaging.RGB, w, h int) (*i
 		return img, nil
 	}
 	out := imaging.NewRGB(w, h)
-	if err := p.resizer.ResizeInto(ctx, out, img, p.filter); err != nil {
+	if err := p.eng.Resizer.ResizeInto(ctx, out, img, p.filter); err != nil {
 		return nil, fmt.Errorf("internvl: resize to %dx%d: %w", w, h, err)
 	}
 	return out, nil
-}
-
-// writeTiles normalizes the tiles of src into the first len(tiles) slots of
-// dst, on up to p.workers goroutines.
-func (p *Processor) writeTiles(ctx context.Context, dst []byte, src *imaging.RGB, tiles []rect, dt tensor.DType) error {
-	n := 3 * tiles[0].w * tiles[0].h * dt.Size()
-	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(p.workers)
-	for i, r := range tiles {
-		g.Go(func() error {
-			if err := gctx.Err(); err != nil {
-				return err
-			}
-			p.table.writeTile(dst[i*n:(i+1)*n], src, r, dt)
-			return nil
-		})
-	}
-	return g.Wait()
 }

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"math/rand/v2"
 	"reflect"
 	"testing"
 
@@ -49,58 +48,6 @@ func TestBestGrid(t *testing.T) {
 	}
 	if got := bestGrid(100, 10, 448, 448, nil); got != (grid{1, 1}) {
 		t.Errorf("no candidates: %v, want 1×1", got)
-	}
-}
-
-// refTile is the scalar reference of writeTile: every element computed on
-// its own from the closed-form index, with the arithmetic spelled out and
-// encoded by package tensor.
-func refTile(n norm, img *imaging.RGB, r rect, dt tensor.DType) []byte {
-	es := dt.Size()
-	out := make([]byte, 3*r.w*r.h*es)
-	for c := range 3 {
-		for y := range r.h {
-			for x := range r.w {
-				v := img.Pix[((r.y0+y)*img.Width+r.x0+x)*3+c]
-				f := float32(v)
-				if n.doRescale {
-					f = float32(float64(v) * n.rescale)
-				}
-				if n.doNorm {
-					f = (f - float32(n.mean[c])) / float32(n.std[c])
-				}
-				tensor.PutFloat32(out[((c*r.h+y)*r.w+x)*es:], f, dt)
-			}
-		}
-	}
-	return out
-}
-
-// The table-driven tile writer equals the scalar reference bit for bit on
-// random images, windows, settings and every dtype.
-func TestWriteTileMatchesReference(t *testing.T) {
-	rng := rand.New(rand.NewPCG(1, 2))
-	for i := range 200 {
-		w, h := 1+rng.IntN(40), 1+rng.IntN(40)
-		img := imaging.NewRGB(w, h)
-		for j := range img.Pix {
-			img.Pix[j] = uint8(rng.IntN(256))
-		}
-		r := rect{x0: rng.IntN(w), y0: rng.IntN(h)}
-		r.w, r.h = 1+rng.IntN(w-r.x0), 1+rng.IntN(h-r.y0)
-		n := norm{rescale: 1.0 / 255.0, mean: [3]float64{0.485, 0.456, 0.406}, std: [3]float64{0.229, 0.224, 0.225},
-			doRescale: i%4 != 1, doNorm: i%4 != 2}
-		if i%3 == 0 {
-			n.rescale, n.mean, n.std = rng.Float64(), [3]float64{rng.Float64(), -rng.Float64(), 3}, [3]float64{0.01, rng.Float64() + 0.1, 7}
-		}
-		tab := newTable(n)
-		for _, dt := range []tensor.DType{tensor.Float32, tensor.BFloat16, tensor.Float16} {
-			got := make([]byte, 3*r.w*r.h*dt.Size())
-			tab.writeTile(got, img, r, dt)
-			if want := refTile(n, img, r, dt); !bytes.Equal(got, want) {
-				t.Fatalf("case %d %v window %+v of %dx%d: tile differs from the reference", i, dt, r, w, h)
-			}
-		}
 	}
 }
 

@@ -4,7 +4,7 @@ import (
 	"testing"
 
 	"github.com/mmgate/mmgate/tensor"
-	"github.com/mmgate/mmgate/vision/planar/planartest"
+	"github.com/mmgate/mmgate/vision/internal/visiontest"
 )
 
 // BenchmarkProcessImage times one 2560×1600 image (the photo corpus size).
@@ -13,5 +13,5 @@ func BenchmarkProcessImage(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	planartest.Bench(b, p, planartest.SynthImage(2560, 1600, 0), tensor.BFloat16)
+	visiontest.Bench(b, p, visiontest.Synth(2560, 1600, 0), tensor.BFloat16)
 }

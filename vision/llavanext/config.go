@@ -7,7 +7,7 @@ import (
 
 	"github.com/mmgate/mmgate/vision"
 	"github.com/mmgate/mmgate/vision/clip"
-	"github.com/mmgate/mmgate/vision/planar"
+	"github.com/mmgate/mmgate/vision/hfconfig"
 )
 
 // ModelType is the config.json model_type this package serves.
@@ -35,14 +35,14 @@ type rawExtra struct {
 	Pinpoints json.RawMessage `json:"image_grid_pinpoints"`
 }
 
-// LoadConfig reads a LLaVA-NeXT model folder (planar.ReadFiles) and
+// LoadConfig reads a LLaVA-NeXT model folder (hfconfig.ReadFiles) and
 // parses it.
-func LoadConfig(dir string) (*Config, error) { return planar.LoadDir("llavanext", dir, ParseConfig) }
+func LoadConfig(dir string) (*Config, error) { return hfconfig.Load("llavanext", dir, ParseConfig) }
 
 // ParseConfig resolves a configuration from a model folder's files
 // (clip.ParseFolder) and its image_grid_pinpoints (the class default list
 // when absent).
-func ParseConfig(f planar.Files) (*Config, error) {
+func ParseConfig(f hfconfig.Files) (*Config, error) {
 	var extra rawExtra
 	base, err := clip.ParseFolder(f, ModelType, "LlavaNextImageProcessor", &extra)
 	if err != nil {

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/mmgate/mmgate/vision"
-	"github.com/mmgate/mmgate/vision/planar/planartest"
+	"github.com/mmgate/mmgate/vision/internal/visiontest"
 )
 
 // TestGolden compares every corpus file and synthesized size of
@@ -14,7 +14,7 @@ import (
 // for LLaVA-NeXT's config and for pinpoints that are not multiples of the
 // tile (edge tiles resized and cropped by the CLIP steps).
 func TestGolden(t *testing.T) {
-	planartest.RunGolden(t, "llava-next", ParseConfig, New, func(t testing.TB, name string, c planartest.Case, p vision.Plan) {
+	visiontest.RunGolden(t, "llava-next", ParseConfig, New, func(t testing.TB, name string, c visiontest.Case, p vision.Plan) {
 		if len(c.ImageSizes) != 1 || ImageSizes(p) != c.ImageSizes[0] {
 			t.Errorf("%s: image_sizes %v, want %v", name, ImageSizes(p), c.ImageSizes)
 		}

@@ -8,8 +8,8 @@ import (
 
 	"github.com/mmgate/mmgate/tensor"
 	"github.com/mmgate/mmgate/vision"
-	"github.com/mmgate/mmgate/vision/planar"
-	"github.com/mmgate/mmgate/vision/planar/planartest"
+	"github.com/mmgate/mmgate/vision/hfconfig"
+	"github.com/mmgate/mmgate/vision/internal/visiontest"
 )
 
 func load(t testing.TB) *Processor {
@@ -36,7 +36,7 @@ func TestLoadConfigFixture(t *testing.T) {
 }
 
 func TestParseConfigErrors(t *testing.T) {
-	f := planartest.Fixture(t, "testdata/llava-next")
+	f := visiontest.Fixture(t, "testdata/llava-next")
 	tests := []struct {
 		name string
 		pre  string
@@ -173,7 +173,7 @@ func TestNewErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	planartest.NewErrors(t, cfg, New, Load)
+	visiontest.NewErrors(t, cfg, New, Load)
 }
 
 // The output does not depend on the number of workers.
@@ -182,13 +182,13 @@ func TestProcessImageWorkers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	planartest.SameForWorkers(t, func(w int) vision.Processor {
+	visiontest.SameForWorkers(t, func(w int) vision.Processor {
 		p, err := New(cfg, Options{Workers: w})
 		if err != nil {
 			t.Fatal(err)
 		}
 		return p
-	}, planartest.SynthImage(900, 500, 4), tensor.Float16)
+	}, visiontest.Synth(900, 500, 4), tensor.Float16)
 }
 
 // PlanImage never panics and refuses with typed errors; ProcessImage
@@ -203,15 +203,15 @@ func FuzzPlanImage(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, w, h, edge, ph, pw, crop int, square bool) {
 		cfg := *base
-		cfg.Image.Size = planar.Size{ShortestEdge: edge}
+		cfg.Image.Size = hfconfig.Size{ShortestEdge: edge}
 		if square {
-			cfg.Image.Size = planar.Size{Height: edge, Width: edge}
+			cfg.Image.Size = hfconfig.Size{Height: edge, Width: edge}
 		}
 		cfg.Image.CropHeight, cfg.Image.CropWidth = crop, crop
 		cfg.Pinpoints = [][2]int{{ph, pw}, {pw, ph}, {ph, ph}}
 		cfg.Prompt.PatchSize = 2
 		p, err := New(&cfg, Options{Workers: 2, PixelLimit: 1 << 12})
-		planartest.FuzzPlan(t, p, err, w, h, tensor.Float32, func(plan vision.Plan) bool {
+		visiontest.FuzzPlan(t, p, err, w, h, tensor.Float32, func(plan vision.Plan) bool {
 			return plan.Views >= 2 && plan.Dims[1] == plan.Views && plan.Elements() == plan.Views*3*crop*crop
 		}, vision.ErrTooSmall, vision.ErrTooLarge, vision.ErrUnsupported)
 	})
@@ -219,13 +219,13 @@ func FuzzPlanImage(f *testing.F) {
 
 // Parsing never panics; what it refuses wraps the package's error kinds.
 func FuzzParseConfig(f *testing.F) {
-	fx := planartest.Fixture(f, "testdata/llava-next")
+	fx := visiontest.Fixture(f, "testdata/llava-next")
 	f.Add(fx.Preprocessor, fx.Processor)
 	f.Add([]byte(`{"image_grid_pinpoints": [[2, 3]], "crop_size": 1, "size": 1}`), []byte(`{"patch_size": 1}`))
 	f.Fuzz(func(t *testing.T, pre, proc []byte) {
-		cfg, err := ParseConfig(planar.Files{Preprocessor: pre, Processor: proc, Model: fx.Model})
+		cfg, err := ParseConfig(hfconfig.Files{Preprocessor: pre, Processor: proc, Model: fx.Model})
 		if err != nil {
-			planartest.RequireKind(t, err, vision.ErrBadOptions, vision.ErrUnsupported)
+			visiontest.RequireKind(t, err, vision.ErrBadOptions, vision.ErrUnsupported)
 			return
 		}
 		if err := cfg.Validate(); err != nil {

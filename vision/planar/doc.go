@@ -1,15 +1,12 @@
 // Package planar writes images as the channels-first, normalized
 // pixel_values planes of the Hugging Face image processors that keep image
-// planes (CLIP / LLaVA, LLaVA-NeXT, Gemma 3), and parses the configuration
-// fields those processors share.
+// planes (CLIP / LLaVA, LLaVA-NeXT, Gemma 3, InternVL's tiles), and resolves
+// the preprocessor_config.json fields those processors share.
 //
 // Exactness: the value written for channel c of a uint8 sample v is the
-// transformers slow-path arithmetic rescale(v) = float32(float64(v) ·
-// rescale_factor), then normalize(x) = (x − float32(mean[c])) /
-// float32(std[c]) in float32 (image_transforms.rescale / normalize). It
-// depends only on (c, v), so a Norm is a 3×256 table built once per
-// processor; bfloat16 and float16 outputs are the float32 values rounded to
-// nearest even (package tensor), looked up from their own tables.
+// slow-path rescale + normalize of package norm, looked up in its 3×256
+// table for the output dtype (float32, or bfloat16 / float16 rounded to
+// nearest even).
 //
 // A View is the W×H window of an RGB image whose top-left corner sits at
 // (X, Y) in the image's coordinates. Samples outside the image are 0 before
@@ -18,7 +15,8 @@
 // Write lays views out one after another, each as [3][H][W] little-endian
 // elements, exactly the C-order bytes of the stacked NumPy array.
 //
-// Norm and View values are immutable once built and safe for concurrent use.
-// Write splits the output rows of all views into contiguous bands over
-// Options.Workers goroutines; the bytes do not depend on the split.
+// An Engine and View values are immutable once built and safe for
+// concurrent use. Write splits the output rows of all views into contiguous
+// bands over Options.Workers goroutines; the bytes do not depend on the
+// split.
 package planar

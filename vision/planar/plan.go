@@ -5,36 +5,24 @@ import (
 	"fmt"
 
 	"github.com/mmgate/mmgate/imaging"
-	"github.com/mmgate/mmgate/imaging/resample"
 	"github.com/mmgate/mmgate/tensor"
 	"github.com/mmgate/mmgate/vision"
+	"github.com/mmgate/mmgate/vision/norm"
 )
 
-// DefaultPixelLimit is the default Options.PixelLimit: 64 Mpx.
-const DefaultPixelLimit = 1 << 26
-
-// Options configure a processor built on this package. The zero value
-// means the defaults.
-type Options struct {
-	// Workers bounds the goroutines of one ProcessImage call's normalize
-	// stage (and of the default resizer). 0 means GOMAXPROCS; the output
-	// does not depend on it.
-	Workers int
-	// Resizer performs the resizes. nil means a resample.Resizer with the
-	// same Workers.
-	Resizer Resizer
-	// PixelLimit is the largest area a resize may produce; a plan over it
-	// fails with vision.ErrTooLarge. 0 means DefaultPixelLimit.
-	PixelLimit int
-}
+// Options configure a processor built on this package: the goroutines of
+// one ProcessImage call's normalize stage (and of the default resizer), the
+// resizer, and the largest area a resize may produce (a plan over it fails
+// with vision.ErrTooLarge). The zero value means the defaults.
+type Options = vision.ProcessorOptions
 
 // Engine is what a processor runs with: its table and resolved Options.
 // It is immutable and safe for concurrent use.
 type Engine struct {
-	Norm       *Norm
+	Norm       *norm.Table
 	Workers    int
 	PixelLimit int
-	Resizer    Resizer
+	Resizer    vision.Resizer
 }
 
 // Settings is a processor configuration as Setup sees it.
@@ -42,7 +30,7 @@ type Settings interface {
 	// Validate checks the configuration (a nil one included).
 	Validate() error
 	// NormParams are its rescale and normalize settings.
-	NormParams() NormParams
+	NormParams() norm.Params
 }
 
 // Setup validates cfg and builds its engine with o.
@@ -51,21 +39,6 @@ func Setup(cfg Settings, o Options) (Engine, error) {
 		return Engine{}, err
 	}
 	return NewEngine(cfg.NormParams(), o)
-}
-
-// LoadDir reads a model folder's Files and parses them; errors name the
-// package and the folder.
-func LoadDir[C any](pkg, dir string, parse func(Files) (C, error)) (C, error) {
-	var zero C
-	f, err := ReadFiles(dir)
-	if err != nil {
-		return zero, fmt.Errorf("%s: load %s: %w", pkg, dir, err)
-	}
-	c, err := parse(f)
-	if err != nil {
-		return zero, fmt.Errorf("load %s: %w", dir, err)
-	}
-	return c, nil
 }
 
 // Build is a family's Load: load(dir), then build(cfg, o).
@@ -80,22 +53,12 @@ func Build[C, P any](dir string, o Options, load func(string) (C, error), build 
 
 // NewEngine tabulates p and applies o's defaults. Negative Options are an
 // error wrapping vision.ErrBadOptions.
-func NewEngine(p NormParams, o Options) (Engine, error) {
-	if o.Workers < 0 || o.PixelLimit < 0 {
-		return Engine{}, fmt.Errorf("planar: workers %d, pixel limit %d: %w", o.Workers, o.PixelLimit, vision.ErrBadOptions)
+func NewEngine(p norm.Params, o Options) (Engine, error) {
+	o, err := o.WithDefaults()
+	if err != nil {
+		return Engine{}, fmt.Errorf("planar: %w", err)
 	}
-	e := Engine{Norm: NewNorm(p), Workers: o.Workers, PixelLimit: o.PixelLimit, Resizer: o.Resizer}
-	if e.PixelLimit == 0 {
-		e.PixelLimit = DefaultPixelLimit
-	}
-	if e.Resizer == nil {
-		r, err := resample.New(resample.Options{Workers: o.Workers})
-		if err != nil {
-			return Engine{}, fmt.Errorf("planar: resizer: %w", err)
-		}
-		e.Resizer = r
-	}
-	return e, nil
+	return Engine{Norm: norm.New(p), Workers: o.Workers, PixelLimit: o.PixelLimit, Resizer: o.Resizer}, nil
 }
 
 // Write writes views with the engine's table and workers (see Write).
@@ -115,22 +78,11 @@ func FloorDiv(a, b int) int {
 	return q
 }
 
-// CheckPlan verifies ProcessImage's arguments: a float dtype, a valid
-// image of the plan's source size, the plan proc makes for that size, and a
-// destination of plan.Bytes(dt) bytes.
+// CheckPlan verifies ProcessImage's arguments (vision.CheckProcess) and
+// that plan is the one proc makes for the image's size.
 func CheckPlan(proc vision.Processor, img *imaging.RGB, plan vision.Plan, dt tensor.DType, dst []byte) error {
-	if img == nil {
-		return fmt.Errorf("nil image: %w", vision.ErrBadInput)
-	}
-	if !dt.IsFloat() {
-		return fmt.Errorf("dtype %v: %w", dt, vision.ErrUnsupported)
-	}
-	if err := img.Validate(); err != nil {
-		return fmt.Errorf("%v: %w", err, vision.ErrBadInput)
-	}
-	if img.Width != plan.SourceWidth || img.Height != plan.SourceHeight {
-		return fmt.Errorf("image is %dx%d, plan is for %dx%d: %w",
-			img.Width, img.Height, plan.SourceWidth, plan.SourceHeight, vision.ErrBadInput)
+	if err := vision.CheckProcess(img, plan, dt, dst); err != nil {
+		return err
 	}
 	want, err := proc.PlanImage(img.Width, img.Height, vision.Overrides{})
 	if err != nil {
@@ -138,9 +90,6 @@ func CheckPlan(proc vision.Processor, img *imaging.RGB, plan vision.Plan, dt ten
 	}
 	if want != plan {
 		return fmt.Errorf("plan %+v is inconsistent (want %+v): %w", plan, want, vision.ErrBadInput)
-	}
-	if n := plan.Bytes(dt); len(dst) != n {
-		return fmt.Errorf("dst is %d bytes, want %d: %w", len(dst), n, vision.ErrBadInput)
 	}
 	return nil
 }

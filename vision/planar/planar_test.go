@@ -4,76 +4,19 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"math"
 	"math/rand/v2"
 	"testing"
 
 	"github.com/mmgate/mmgate/imaging"
 	"github.com/mmgate/mmgate/tensor"
 	"github.com/mmgate/mmgate/vision"
+	"github.com/mmgate/mmgate/vision/norm"
 )
 
 var (
-	clipMean = [3]float64{0.48145466, 0.4578275, 0.40821073}
-	clipStd  = [3]float64{0.26862954, 0.26130258, 0.27577711}
-	half     = [3]float64{0.5, 0.5, 0.5}
+	clipMean, clipStd = norm.OpenAICLIP()
+	half              = [3]float64{0.5, 0.5, 0.5}
 )
-
-// The table equals the spec's verified float32 bits (the same arithmetic as
-// vision/qwenvl's table) for CLIP and 0.5/0.5 settings.
-func TestNormBits(t *testing.T) {
-	clip := NewNorm(NormParams{Rescale: DefaultRescale, Mean: clipMean, Std: clipStd, DoRescale: true, DoNormalize: true})
-	h := NewNorm(NormParams{Rescale: DefaultRescale, Mean: half, Std: half, DoRescale: true, DoNormalize: true})
-	vs := []int{0, 1, 127, 128, 255}
-	tests := []struct {
-		n    *Norm
-		c    int
-		want [5]uint32
-	}{
-		{clip, 0, [5]uint32{0xbfe568dc, 0xbfe38a7f, 0x3d7ce092, 0x3d9c5620, 0x3ff71541}},
-		{clip, 1, [5]uint32{0xbfe044b8, 0xbfde58f1, 0x3e1d9531, 0x3e2cf36b, 0x4004cae5}},
-		{clip, 2, [5]uint32{0xbfbd77d8, 0xbfbba5e1, 0x3ea6c5e6, 0x3eae0dc4, 0x40095660}},
-		{h, 2, [5]uint32{0xbf800000, 0xbf7dfdfe, 0xbb808080, 0x3b808100, 0x3f800000}},
-	}
-	for _, tc := range tests {
-		for i, v := range vs {
-			if got := tc.n.bits[tc.c][v]; got != tc.want[i] {
-				t.Errorf("c=%d v=%d: %08x, want %08x", tc.c, v, got, tc.want[i])
-			}
-			if math.Float32bits(tc.n.Float32(tc.c, uint8(v))) != tc.want[i] {
-				t.Errorf("Float32(%d, %d) disagrees with bits", tc.c, v)
-			}
-		}
-	}
-}
-
-func TestNormFlags(t *testing.T) {
-	tests := []struct {
-		p    NormParams
-		v    uint8
-		want float32
-	}{
-		{NormParams{Rescale: DefaultRescale, Mean: half, Std: half}, 200, 200},
-		{NormParams{Rescale: DefaultRescale, Mean: half, Std: half, DoRescale: true}, 200, float32(200.0 / 255.0)},
-		{NormParams{Mean: [3]float64{100, 100, 100}, Std: [3]float64{50, 50, 50}, DoNormalize: true}, 200, 2},
-	}
-	for _, tc := range tests {
-		if got := tc.p.Value(0, tc.v); got != tc.want {
-			t.Errorf("%+v: %v, want %v", tc.p, got, tc.want)
-		}
-	}
-	bad := []NormParams{
-		{DoRescale: true},
-		{Rescale: math.Inf(1), DoRescale: true},
-		{Rescale: 1, Std: [3]float64{1, 0, 1}, DoNormalize: true},
-		{Rescale: 1, Mean: [3]float64{math.NaN(), 0, 0}, Std: half, DoNormalize: true},
-	}
-	for _, p := range bad {
-		if p.Valid() {
-			t.Errorf("%+v is valid", p)
-		}
-	}
-}
 
 func randomRGB(r *rand.Rand, w, h int) *imaging.RGB {
 	img := imaging.NewRGB(w, h)
@@ -84,7 +27,7 @@ func randomRGB(r *rand.Rand, w, h int) *imaging.RGB {
 }
 
 // referenceWrite is the obvious per-element form of Write.
-func referenceWrite(views []View, p NormParams, dt tensor.DType) []byte {
+func referenceWrite(views []View, p norm.Params, dt tensor.DType) []byte {
 	var out []byte
 	el := make([]byte, dt.Size())
 	for _, v := range views {
@@ -109,8 +52,8 @@ func referenceWrite(views []View, p NormParams, dt tensor.DType) []byte {
 // edge, fully outside) for every dtype and worker count.
 func TestWriteMatchesReference(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
-	p := NormParams{Rescale: DefaultRescale, Mean: clipMean, Std: clipStd, DoRescale: true, DoNormalize: true}
-	n := NewNorm(p)
+	p := norm.Params{Rescale: norm.DefaultRescale, Mean: clipMean, Std: clipStd, DoRescale: true, DoNormalize: true}
+	n := norm.New(p)
 	for trial := range 60 {
 		src := randomRGB(r, 1+r.IntN(90), 1+r.IntN(90))
 		views := make([]View, 1+r.IntN(4))
@@ -137,7 +80,7 @@ func TestWriteMatchesReference(t *testing.T) {
 }
 
 func TestWriteErrors(t *testing.T) {
-	n := NewNorm(NormParams{Rescale: 1, Std: half, DoNormalize: true})
+	n := norm.New(norm.Params{Rescale: 1, Std: half, DoNormalize: true})
 	src := imaging.NewRGB(4, 4)
 	ok := []View{{Src: src, W: 4, H: 4}}
 	ctx := context.Background()
@@ -145,7 +88,7 @@ func TestWriteErrors(t *testing.T) {
 		name  string
 		dst   []byte
 		views []View
-		n     *Norm
+		n     *norm.Table
 		dt    tensor.DType
 		want  error
 	}{

@@ -9,9 +9,9 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/mmgate/mmgate/imaging"
-	"github.com/mmgate/mmgate/imaging/resample"
 	"github.com/mmgate/mmgate/tensor"
 	"github.com/mmgate/mmgate/vision"
+	"github.com/mmgate/mmgate/vision/norm"
 )
 
 // View is the W×H window of Src whose top-left corner is at (X, Y) in Src's
@@ -37,11 +37,11 @@ const rowChunk = 32
 // Float16, little-endian). dst must be exactly the sum of the views'
 // Elements times dt.Size() bytes. workers bounds the goroutines (0 means
 // GOMAXPROCS); the result does not depend on it.
-func Write(ctx context.Context, dst []byte, views []View, n *Norm, dt tensor.DType, workers int) error {
+func Write(ctx context.Context, dst []byte, views []View, n *norm.Table, dt tensor.DType, workers int) error {
 	if err := check(dst, views, n, dt); err != nil {
 		return fmt.Errorf("planar: write: %w", err)
 	}
-	w := writer{views: views, norm: n, dt: dt, size: dt.Size()}
+	w := writer{views: views, table: n, dt: dt, size: dt.Size()}
 	w.offsets = make([]int, len(views)+1)
 	w.firstRow = make([]int, len(views)+1)
 	elements := 0
@@ -71,12 +71,12 @@ func Write(ctx context.Context, dst []byte, views []View, n *Norm, dt tensor.DTy
 	return g.Wait()
 }
 
-func check(dst []byte, views []View, n *Norm, dt tensor.DType) error {
+func check(dst []byte, views []View, n *norm.Table, dt tensor.DType) error {
 	if !dt.IsFloat() {
 		return fmt.Errorf("dtype %v: %w", dt, vision.ErrUnsupported)
 	}
 	if n == nil {
-		return fmt.Errorf("nil Norm: %w", vision.ErrBadInput)
+		return fmt.Errorf("nil table: %w", vision.ErrBadInput)
 	}
 	want := 0
 	for i, v := range views {
@@ -102,7 +102,7 @@ func check(dst []byte, views []View, n *Norm, dt tensor.DType) error {
 // [firstRow[i], firstRow[i+1]).
 type writer struct {
 	views    []View
-	norm     *Norm
+	table    *norm.Table
 	dt       tensor.DType
 	size     int
 	dst      []byte
@@ -140,13 +140,10 @@ func (w *writer) row(vi, y int, buf []uint8) {
 	for c := range 3 {
 		at := (c*v.H + y) * rowBytes
 		out := region[at : at+rowBytes : at+rowBytes]
-		switch w.dt {
-		case tensor.Float32:
-			emit32(out, planes[c], &w.norm.bits[c])
-		case tensor.BFloat16:
-			emit16(out, planes[c], &w.norm.bf16[c])
-		default:
-			emit16(out, planes[c], &w.norm.f16[c])
+		if w.dt == tensor.Float32 {
+			emit32(out, planes[c], &w.table.Bits32()[c])
+		} else {
+			emit16(out, planes[c], &w.table.Bits16(w.dt)[c])
 		}
 	}
 }
@@ -190,9 +187,4 @@ func emit16(out []byte, p []uint8, lut *[256]uint16) {
 	for i, x := range p {
 		binary.LittleEndian.PutUint16(out[2*i:2*i+2], lut[x])
 	}
-}
-
-// Resizer resizes RGB images; *resample.Resizer implements it.
-type Resizer interface {
-	ResizeInto(ctx context.Context, dst, src *imaging.RGB, f resample.Filter) error
 }

@@ -1,13 +1,13 @@
 package qwenvl
 
 import (
-	"context"
 	"fmt"
 	"runtime"
 	"testing"
 
 	"github.com/mmgate/mmgate/tensor"
 	"github.com/mmgate/mmgate/vision"
+	"github.com/mmgate/mmgate/vision/internal/visiontest"
 )
 
 // Normalize + patchify of already-sized images (the resize is benchmarked in
@@ -31,16 +31,7 @@ func BenchmarkNormalizePatchify(b *testing.B) {
 					if err != nil {
 						b.Fatal(err)
 					}
-					img := synthRGB(tc.w, tc.h, 0)
-					plan := p.planFor(tc.w, tc.h, tc.w, tc.h)
-					dst := make([]byte, plan.Bytes(dt))
-					b.SetBytes(int64(len(dst)))
-					b.ResetTimer()
-					for b.Loop() {
-						if _, err := p.ProcessImage(context.Background(), img, plan, dt, dst); err != nil {
-							b.Fatal(err)
-						}
-					}
+					visiontest.BenchPlan(b, p, visiontest.Synth(tc.w, tc.h, 0), p.planFor(tc.w, tc.h, tc.w, tc.h), dt)
 				})
 			}
 		}
@@ -84,19 +75,7 @@ func BenchmarkProcessImage(b *testing.B) {
 	for _, preset := range []string{"qwen2.5-vl", "qwen3-vl"} {
 		b.Run(preset+"/2560x1600/float32", func(b *testing.B) {
 			p := mustLoad(b, preset)
-			img := synthRGB(2560, 1600, 0)
-			plan, err := p.PlanImage(2560, 1600, vision.Overrides{})
-			if err != nil {
-				b.Fatal(err)
-			}
-			dst := make([]byte, plan.Bytes(tensor.Float32))
-			b.SetBytes(int64(len(dst)))
-			b.ResetTimer()
-			for b.Loop() {
-				if _, err := p.ProcessImage(context.Background(), img, plan, tensor.Float32, dst); err != nil {
-					b.Fatal(err)
-				}
-			}
+			visiontest.Bench(b, p, visiontest.Synth(2560, 1600, 0), tensor.Float32)
 		})
 	}
 }

@@ -1,17 +1,14 @@
 package qwenvl
 
 import (
-	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io/fs"
-	"math"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/mmgate/mmgate/vision"
+	"github.com/mmgate/mmgate/vision/hfconfig"
+	"github.com/mmgate/mmgate/vision/norm"
 )
 
 // Model types (config.json model_type) this package serves.
@@ -20,18 +17,11 @@ const (
 	ModelQwen25VL    = "qwen2_5_vl"
 	ModelQwen3VL     = "qwen3_vl"
 	ModelQwen3VLMoE  = "qwen3_vl_moe"
-	defaultRescale   = 1.0 / 255.0
 	pillowBicubic    = 3
 	classMinPixels   = 56 * 56        // image processor default when the file is silent
 	classMaxPixels   = 28 * 28 * 1280 // likewise
 	videoClassMinPix = 128 * 32 * 32  // Qwen3VLVideoProcessor default
 	videoClassMaxPix = 32 * 32 * 768  // likewise
-)
-
-// OpenAI CLIP normalization constants (the Qwen2-VL / Qwen2.5-VL defaults).
-var (
-	clipMean = [3]float64{0.48145466, 0.4578275, 0.40821073}
-	clipStd  = [3]float64{0.26862954, 0.26130258, 0.27577711}
 )
 
 // Config is an image processor configuration (preprocessor_config.json) plus
@@ -96,10 +86,10 @@ func PresetConfig(name string) (*Config, error) {
 	base := Config{
 		PatchSize: 14, TemporalPatchSize: 2, MergeSize: 2,
 		MinPixels: 3136, MaxPixels: 12845056,
-		ImageMean: clipMean, ImageStd: clipStd,
-		RescaleFactor: defaultRescale, Resample: pillowBicubic,
+		RescaleFactor: norm.DefaultRescale, Resample: pillowBicubic,
 		DoResize: true, DoRescale: true, DoNormalize: true, DoConvertRGB: true,
 	}
+	base.ImageMean, base.ImageStd = norm.OpenAICLIP()
 	switch name {
 	case "qwen2-vl":
 		base.ModelType = ModelQwen2VL
@@ -115,7 +105,7 @@ func PresetConfig(name string) (*Config, error) {
 			PatchSize: 16, TemporalPatchSize: 2, MergeSize: 2,
 			MinPixels: 4096, MaxPixels: 25165824,
 			ImageMean: base.ImageMean, ImageStd: base.ImageStd,
-			RescaleFactor: defaultRescale, Resample: pillowBicubic,
+			RescaleFactor: norm.DefaultRescale, Resample: pillowBicubic,
 			DoResize: true, DoRescale: true, DoNormalize: true, DoConvertRGB: true,
 			FPS: 2, MinFrames: 4, MaxFrames: 768, DoSampleFrames: true,
 		}
@@ -164,56 +154,16 @@ type common struct {
 	doConvertRGB                         bool
 }
 
-func intField(name string, v *float64, def int) (int, error) {
-	if v == nil {
-		return def, nil
-	}
-	f := *v
-	if f != math.Trunc(f) || f < 0 || f > 1<<40 {
-		return 0, fmt.Errorf("%s = %v: not a non-negative integer: %w", name, f, vision.ErrBadOptions)
-	}
-	return int(f), nil
-}
-
-func boolField(v *bool, def bool) bool {
-	if v == nil {
-		return def
-	}
-	return *v
-}
-
-// meanStd parses a list of three numbers, a list of one, or a single number.
-func meanStd(name string, raw json.RawMessage, def [3]float64) ([3]float64, error) {
-	if len(raw) == 0 || string(raw) == "null" {
-		return def, nil
-	}
-	var one float64
-	if err := json.Unmarshal(raw, &one); err == nil {
-		return [3]float64{one, one, one}, nil
-	}
-	var list []float64
-	if err := json.Unmarshal(raw, &list); err != nil {
-		return def, fmt.Errorf("%s: %v: %w", name, err, vision.ErrBadOptions)
-	}
-	switch len(list) {
-	case 1:
-		return [3]float64{list[0], list[0], list[0]}, nil
-	case 3:
-		return [3]float64{list[0], list[1], list[2]}, nil
-	}
-	return def, fmt.Errorf("%s: %d values, want 1 or 3: %w", name, len(list), vision.ErrBadOptions)
-}
-
 func (r *rawProcessorConfig) common(defMin, defMax int, defMean, defStd [3]float64) (common, error) {
 	var c common
 	var err error
-	if c.patch, err = intField("patch_size", r.PatchSize, 14); err != nil {
+	if c.patch, err = hfconfig.Int("patch_size", r.PatchSize, 14); err != nil {
 		return c, err
 	}
-	if c.temporal, err = intField("temporal_patch_size", r.TemporalPatchSize, 2); err != nil {
+	if c.temporal, err = hfconfig.Int("temporal_patch_size", r.TemporalPatchSize, 2); err != nil {
 		return c, err
 	}
-	if c.merge, err = intField("merge_size", r.MergeSize, 2); err != nil {
+	if c.merge, err = hfconfig.Int("merge_size", r.MergeSize, 2); err != nil {
 		return c, err
 	}
 	// min_pixels / max_pixels win over size, as in transformers' __init__.
@@ -226,41 +176,30 @@ func (r *rawProcessorConfig) common(defMin, defMax int, defMean, defStd [3]float
 			maxSrc = r.Size.LongestEdge
 		}
 	}
-	if c.minPx, err = intField("min_pixels", minSrc, defMin); err != nil {
+	if c.minPx, err = hfconfig.Int("min_pixels", minSrc, defMin); err != nil {
 		return c, err
 	}
-	if c.maxPx, err = intField("max_pixels", maxSrc, defMax); err != nil {
+	if c.maxPx, err = hfconfig.Int("max_pixels", maxSrc, defMax); err != nil {
 		return c, err
 	}
-	if c.mean, err = meanStd("image_mean", r.ImageMean, defMean); err != nil {
+	if c.mean, err = hfconfig.MeanStd("image_mean", r.ImageMean, defMean); err != nil {
 		return c, err
 	}
-	if c.std, err = meanStd("image_std", r.ImageStd, defStd); err != nil {
+	if c.std, err = hfconfig.MeanStd("image_std", r.ImageStd, defStd); err != nil {
 		return c, err
 	}
-	c.rescale = defaultRescale
+	c.rescale = norm.DefaultRescale
 	if r.RescaleFactor != nil {
 		c.rescale = *r.RescaleFactor
 	}
-	if c.resample, err = intField("resample", r.Resample, pillowBicubic); err != nil {
+	if c.resample, err = hfconfig.Int("resample", r.Resample, pillowBicubic); err != nil {
 		return c, err
 	}
-	c.doResize = boolField(r.DoResize, true)
-	c.doRescale = boolField(r.DoRescale, true)
-	c.doNormalize = boolField(r.DoNormalize, true)
-	c.doConvertRGB = boolField(r.DoConvertRGB, true)
+	c.doResize = hfconfig.Bool(r.DoResize, true)
+	c.doRescale = hfconfig.Bool(r.DoRescale, true)
+	c.doNormalize = hfconfig.Bool(r.DoNormalize, true)
+	c.doConvertRGB = hfconfig.Bool(r.DoConvertRGB, true)
 	return c, nil
-}
-
-func decodeStrict(data []byte, v any) error {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	if err := dec.Decode(v); err != nil {
-		return err
-	}
-	if dec.More() {
-		return errors.New("trailing data after the JSON value")
-	}
-	return nil
 }
 
 // ParseImageConfig parses preprocessor_config.json. Absent fields take the
@@ -268,9 +207,10 @@ func decodeStrict(data []byte, v any) error {
 // 14). modelType is stored as is.
 func ParseImageConfig(data []byte, modelType string) (*Config, error) {
 	var r rawProcessorConfig
-	if err := decodeStrict(data, &r); err != nil {
+	if err := hfconfig.DecodeStrict(data, &r); err != nil {
 		return nil, fmt.Errorf("qwenvl: preprocessor config: %v: %w", err, vision.ErrBadOptions)
 	}
+	clipMean, clipStd := norm.OpenAICLIP()
 	c, err := r.common(classMinPixels, classMaxPixels, clipMean, clipStd)
 	if err != nil {
 		return nil, fmt.Errorf("qwenvl: preprocessor config: %w", err)
@@ -288,7 +228,7 @@ func ParseImageConfig(data []byte, modelType string) (*Config, error) {
 // Qwen3VLVideoProcessor class defaults for absent fields.
 func ParseVideoConfig(data []byte) (*VideoConfig, error) {
 	var r rawProcessorConfig
-	if err := decodeStrict(data, &r); err != nil {
+	if err := hfconfig.DecodeStrict(data, &r); err != nil {
 		return nil, fmt.Errorf("qwenvl: video preprocessor config: %v: %w", err, vision.ErrBadOptions)
 	}
 	half := [3]float64{0.5, 0.5, 0.5}
@@ -301,15 +241,15 @@ func ParseVideoConfig(data []byte) (*VideoConfig, error) {
 		MinPixels: c.minPx, MaxPixels: c.maxPx, ImageMean: c.mean, ImageStd: c.std,
 		RescaleFactor: c.rescale, Resample: c.resample,
 		DoResize: c.doResize, DoRescale: c.doRescale, DoNormalize: c.doNormalize, DoConvertRGB: c.doConvertRGB,
-		FPS: 2, MinFrames: 4, MaxFrames: 768, DoSampleFrames: boolField(r.DoSampleFrames, false),
+		FPS: 2, MinFrames: 4, MaxFrames: 768, DoSampleFrames: hfconfig.Bool(r.DoSampleFrames, false),
 	}
 	if r.FPS != nil {
 		v.FPS = *r.FPS
 	}
-	if v.MinFrames, err = intField("min_frames", r.MinFrames, 4); err != nil {
+	if v.MinFrames, err = hfconfig.Int("min_frames", r.MinFrames, 4); err != nil {
 		return nil, fmt.Errorf("qwenvl: video preprocessor config: %w", err)
 	}
-	if v.MaxFrames, err = intField("max_frames", r.MaxFrames, 768); err != nil {
+	if v.MaxFrames, err = hfconfig.Int("max_frames", r.MaxFrames, 768); err != nil {
 		return nil, fmt.Errorf("qwenvl: video preprocessor config: %w", err)
 	}
 	return v, nil
@@ -333,64 +273,57 @@ func modelTypeFromClass(class string) string {
 // video_preprocessor_config.json (optional) and config.json's model_type
 // (falling back to processor_class when config.json is absent).
 func LoadConfig(dir string) (*Config, error) {
-	data, err := os.ReadFile(filepath.Join(dir, "preprocessor_config.json"))
-	if err != nil {
-		return nil, fmt.Errorf("qwenvl: load %s: %v: %w", dir, err, vision.ErrBadOptions)
-	}
 	modelType := ""
-	if cdata, err := os.ReadFile(filepath.Join(dir, "config.json")); err == nil {
-		var mc struct {
-			ModelType string `json:"model_type"`
-		}
-		if err := json.Unmarshal(cdata, &mc); err != nil {
-			return nil, fmt.Errorf("qwenvl: load %s: config.json: %v: %w", dir, err, vision.ErrBadOptions)
-		}
-		modelType = mc.ModelType
-	} else if !errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("qwenvl: load %s: %v: %w", dir, err, vision.ErrBadOptions)
+	err := hfconfig.Read(dir, hfconfig.File{Name: hfconfig.ModelFile, Apply: func(b []byte) (err error) {
+		modelType, err = hfconfig.ModelType(b)
+		return err
+	}})
+	if err != nil {
+		return nil, fmt.Errorf("qwenvl: load %s: %w", dir, err)
 	}
-	if modelType == "" {
-		var pc struct {
-			ProcessorClass string `json:"processor_class"`
-		}
-		_ = json.Unmarshal(data, &pc)
-		modelType = modelTypeFromClass(pc.ProcessorClass)
-	}
-	return loadFolder(dir, data, modelType)
+	return loadFolder(dir, modelType)
 }
 
 // LoadFolder reads a model folder's preprocessor_config.json (required) and
 // video_preprocessor_config.json (optional) for a model type the caller has
 // already decided (a family registry matched config.json); config.json is
 // not read.
-func LoadFolder(dir, modelType string) (*Config, error) {
-	data, err := os.ReadFile(filepath.Join(dir, "preprocessor_config.json"))
-	if err != nil {
-		return nil, fmt.Errorf("qwenvl: load %s: %v: %w", dir, err, vision.ErrBadOptions)
-	}
-	return loadFolder(dir, data, modelType)
-}
+func LoadFolder(dir, modelType string) (*Config, error) { return loadFolder(dir, modelType) }
 
-// loadFolder parses the image configuration data and the folder's optional
-// video configuration, and validates the result.
-func loadFolder(dir string, data []byte, modelType string) (*Config, error) {
-	cfg, err := ParseImageConfig(data, modelType)
-	if err != nil {
-		return nil, fmt.Errorf("qwenvl: load %s: %w", dir, err)
-	}
-	vdata, err := os.ReadFile(filepath.Join(dir, "video_preprocessor_config.json"))
-	switch {
-	case err == nil:
-		if cfg.Video, err = ParseVideoConfig(vdata); err != nil {
-			return nil, fmt.Errorf("qwenvl: load %s: %w", dir, err)
+// loadFolder parses the folder's image configuration and optional video
+// configuration for modelType ("" takes it from processor_class), and
+// validates the result.
+func loadFolder(dir, modelType string) (*Config, error) {
+	var cfg *Config
+	image := func(data []byte) (err error) {
+		if modelType == "" {
+			var pc struct {
+				ProcessorClass string `json:"processor_class"`
+			}
+			_ = json.Unmarshal(data, &pc)
+			modelType = modelTypeFromClass(pc.ProcessorClass)
 		}
-	case !errors.Is(err, fs.ErrNotExist):
-		return nil, fmt.Errorf("qwenvl: load %s: %v: %w", dir, err, vision.ErrBadOptions)
+		cfg, err = ParseImageConfig(data, modelType)
+		return err
 	}
-	if err := cfg.Validate(); err != nil {
+	video := func(data []byte) (err error) {
+		cfg.Video, err = ParseVideoConfig(data)
+		return err
+	}
+	err := hfconfig.Read(dir, hfconfig.File{Name: hfconfig.PreprocessorFile, Required: true, Apply: image},
+		hfconfig.File{Name: hfconfig.VideoFile, Apply: video})
+	if err == nil {
+		err = cfg.Validate()
+	}
+	if err != nil {
 		return nil, fmt.Errorf("qwenvl: load %s: %w", dir, err)
 	}
 	return cfg, nil
+}
+
+// NormParams are the rescale and normalize settings.
+func (c *Config) NormParams() norm.Params {
+	return norm.Params{Rescale: c.RescaleFactor, Mean: c.ImageMean, Std: c.ImageStd, DoRescale: c.DoRescale, DoNormalize: c.DoNormalize}
 }
 
 // Validate checks that the configuration describes a processor this package
@@ -411,13 +344,9 @@ func (c *Config) Validate() error {
 	if c.MaxPixels < 1 {
 		return fmt.Errorf("qwenvl: max_pixels %d: %w", c.MaxPixels, vision.ErrBadOptions)
 	}
-	for i := range 3 {
-		if c.DoNormalize && (c.ImageStd[i] == 0 || math.IsNaN(c.ImageStd[i]) || math.IsNaN(c.ImageMean[i])) {
-			return fmt.Errorf("qwenvl: image_std %v / image_mean %v: %w", c.ImageStd, c.ImageMean, vision.ErrBadOptions)
-		}
-	}
-	if c.DoRescale && (c.RescaleFactor == 0 || math.IsNaN(c.RescaleFactor) || math.IsInf(c.RescaleFactor, 0)) {
-		return fmt.Errorf("qwenvl: rescale_factor %v: %w", c.RescaleFactor, vision.ErrBadOptions)
+	if !c.NormParams().Valid() {
+		return fmt.Errorf("qwenvl: rescale_factor %v, image_mean %v, image_std %v: %w",
+			c.RescaleFactor, c.ImageMean, c.ImageStd, vision.ErrBadOptions)
 	}
 	if c.Resample < 0 || c.Resample > 5 {
 		return fmt.Errorf("qwenvl: resample %d: %w", c.Resample, vision.ErrUnsupported)

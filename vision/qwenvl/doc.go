@@ -12,7 +12,7 @@
 //     size is unchanged.
 //   - rescale + normalize: f32(f32(f32(float64(v)·rescale) − f32(mean)) /
 //     f32(std)), which depends only on (channel, uint8 value) and is therefore
-//     a 3×256 lookup table computed once per processor.
+//     a 3×256 lookup table (package norm) computed once per processor.
 //   - patchify: the closed form of the reshape/transpose, with an image padded
 //     in time to temporal_patch_size identical frames; grid = [1, h/p, w/p];
 //     tokens = t·h·w/merge².

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/mmgate/mmgate/tensor"
+	"github.com/mmgate/mmgate/vision/internal/visiontest"
 )
 
 type numpyGolden struct {
@@ -50,7 +51,7 @@ func TestNumpyGolden(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		img := synthRGB(tc.Width, tc.Height, tc.Seed)
+		img := visiontest.Synth(tc.Width, tc.Height, tc.Seed)
 		plan := p.planFor(tc.Width, tc.Height, tc.Width, tc.Height)
 		if plan.GridT != tc.GridTHW[0] || plan.GridH != tc.GridTHW[1] || plan.GridW != tc.GridTHW[2] ||
 			plan.Rows != tc.Shape[0] || plan.Cols != tc.Shape[1] {

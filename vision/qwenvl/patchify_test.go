@@ -10,20 +10,17 @@ import (
 	"github.com/mmgate/mmgate/imaging/resample"
 	"github.com/mmgate/mmgate/tensor"
 	"github.com/mmgate/mmgate/vision"
+	"github.com/mmgate/mmgate/vision/internal/visiontest"
+	"github.com/mmgate/mmgate/vision/norm"
 )
 
-// synthRGB is a deterministic ramp-plus-texture image; the golden generator
-// (scripts/golden/qwenvl_numpy.py) builds the same samples.
-func synthRGB(w, h, seed int) *imaging.RGB {
-	img := imaging.NewRGB(w, h)
-	for y := range h {
-		for x := range w {
-			for c := range 3 {
-				img.Pix[(y*w+x)*3+c] = uint8((x*7 + y*13 + c*101 + (x*y)%31 + seed) % 256)
-			}
-		}
-	}
-	return img
+// The OpenAI CLIP mean and std, the Qwen2-VL class defaults.
+var clipMean, clipStd = norm.OpenAICLIP()
+
+// normalizeValue is norm.Params.Value for one channel's settings.
+func normalizeValue(v uint8, rescale, mean, std float64, doRescale, doNorm bool) float32 {
+	p := norm.Params{Rescale: rescale, Mean: [3]float64{mean}, Std: [3]float64{std}, DoRescale: doRescale, DoNormalize: doNorm}
+	return p.Value(0, v)
 }
 
 // transpose is a plain N-dimensional transpose of a row-major array: the
@@ -120,7 +117,7 @@ func TestPatchifyMatchesReference(t *testing.T) {
 		{"tau3 merge1 42x28", odd, 42, 28},
 	}
 	for _, tc := range cases {
-		img := synthRGB(tc.w, tc.h, 5)
+		img := visiontest.Synth(tc.w, tc.h, 5)
 		ref := refPixelValues(img, tc.cfg)
 		for _, workers := range []int{1, 3} {
 			p, err := New(tc.cfg, Options{Workers: workers, Resizer: noResize{t}})
@@ -157,7 +154,7 @@ func TestPatchifyMatchesReference(t *testing.T) {
 func TestReferenceLayoutFormula(t *testing.T) {
 	cfg := presetMust(t, "qwen2.5-vl")
 	cfg.PatchSize = 2 // small patches keep the check exhaustive
-	img := synthRGB(8, 12, 1)
+	img := visiontest.Synth(8, 12, 1)
 	ref := refPixelValues(img, cfg)
 	p, m, tau := 2, 2, 2
 	gh, gw := 12/p, 8/p

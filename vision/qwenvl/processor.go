@@ -3,13 +3,13 @@ package qwenvl
 import (
 	"context"
 	"fmt"
-	"runtime"
 	"time"
 
 	"github.com/mmgate/mmgate/imaging"
 	"github.com/mmgate/mmgate/imaging/resample"
 	"github.com/mmgate/mmgate/tensor"
 	"github.com/mmgate/mmgate/vision"
+	"github.com/mmgate/mmgate/vision/norm"
 )
 
 // Resizer resizes RGB images; *resample.Resizer implements it.
@@ -27,7 +27,7 @@ const DefaultPixelLimit = vision.DefaultPixelLimit
 // implements vision.Processor and is safe for concurrent use.
 type Processor struct {
 	cfg     Config
-	norm    *normTable
+	table   *norm.Table
 	workers int
 	limit   int
 	resizer Resizer
@@ -44,29 +44,16 @@ func New(cfg *Config, o Options) (*Processor, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	if o.Workers < 0 || o.PixelLimit < 0 {
-		return nil, fmt.Errorf("qwenvl: workers %d, pixel limit %d: %w", o.Workers, o.PixelLimit, vision.ErrBadOptions)
+	o, err := o.WithDefaults()
+	if err != nil {
+		return nil, fmt.Errorf("qwenvl: %w", err)
 	}
-	p := &Processor{cfg: *cfg, workers: o.Workers, resizer: o.Resizer, filter: resample.Filter(cfg.Resample)}
+	p := &Processor{cfg: *cfg, workers: o.Workers, limit: o.PixelLimit, resizer: o.Resizer, filter: resample.Filter(cfg.Resample)}
 	if cfg.Video != nil {
 		v := *cfg.Video
 		p.cfg.Video = &v
 	}
-	p.limit = o.PixelLimit
-	if p.limit == 0 {
-		p.limit = DefaultPixelLimit
-	}
-	if p.workers == 0 {
-		p.workers = runtime.GOMAXPROCS(0)
-	}
-	if p.resizer == nil {
-		r, err := resample.New(resample.Options{Workers: o.Workers})
-		if err != nil {
-			return nil, fmt.Errorf("qwenvl: resizer: %w", err)
-		}
-		p.resizer = r
-	}
-	p.norm = newNormTable(cfg.RescaleFactor, cfg.ImageMean, cfg.ImageStd, cfg.DoRescale, cfg.DoNormalize)
+	p.table = norm.New(cfg.NormParams())
 	return p, nil
 }
 
@@ -160,14 +147,11 @@ func (p *Processor) planFor(srcW, srcH, w, h int) vision.Plan {
 	}
 }
 
-// checkPlan verifies that plan is one this processor could have made for img.
-func (p *Processor) checkPlan(img *imaging.RGB, plan vision.Plan) error {
-	if err := img.Validate(); err != nil {
-		return fmt.Errorf("%v: %w", err, vision.ErrBadInput)
-	}
-	if img.Width != plan.SourceWidth || img.Height != plan.SourceHeight {
-		return fmt.Errorf("image is %dx%d, plan is for %dx%d: %w",
-			img.Width, img.Height, plan.SourceWidth, plan.SourceHeight, vision.ErrBadInput)
+// checkPlan verifies ProcessImage's arguments (vision.CheckProcess) and
+// that plan is one this processor could have made for img.
+func (p *Processor) checkPlan(img *imaging.RGB, plan vision.Plan, dt tensor.DType, dst []byte) error {
+	if err := vision.CheckProcess(img, plan, dt, dst); err != nil {
+		return err
 	}
 	f := p.cfg.Factor()
 	if plan.Width <= 0 || plan.Height <= 0 || plan.Width%f != 0 || plan.Height%f != 0 {
@@ -184,17 +168,8 @@ func (p *Processor) checkPlan(img *imaging.RGB, plan vision.Plan) error {
 // dst in dtype dt (Float32, BFloat16 or Float16).
 func (p *Processor) ProcessImage(ctx context.Context, img *imaging.RGB, plan vision.Plan, dt tensor.DType, dst []byte) (vision.Timings, error) {
 	var tm vision.Timings
-	if img == nil {
-		return tm, fmt.Errorf("qwenvl: process: nil image: %w", vision.ErrBadInput)
-	}
-	if !dt.IsFloat() {
-		return tm, fmt.Errorf("qwenvl: process: dtype %v: %w", dt, vision.ErrUnsupported)
-	}
-	if err := p.checkPlan(img, plan); err != nil {
+	if err := p.checkPlan(img, plan, dt, dst); err != nil {
 		return tm, fmt.Errorf("qwenvl: process: %w", err)
-	}
-	if want := plan.Bytes(dt); len(dst) != want {
-		return tm, fmt.Errorf("qwenvl: process: dst is %d bytes, want %d: %w", len(dst), want, vision.ErrBadInput)
 	}
 	if err := ctx.Err(); err != nil {
 		return tm, err
@@ -224,9 +199,9 @@ func (p *Processor) normalizePatchify(ctx context.Context, img *imaging.RGB, pla
 	var kernel func(bh0, bh1 int)
 	switch dt {
 	case tensor.Float32:
-		kernel = func(bh0, bh1 int) { patchify32(dst, img.Pix, stride, l, &p.norm.bits, bh0, bh1) }
+		kernel = func(bh0, bh1 int) { patchify32(dst, img.Pix, stride, l, p.table.Bits32(), bh0, bh1) }
 	case tensor.BFloat16, tensor.Float16:
-		lut := p.norm.table16(dt)
+		lut := p.table.Bits16(dt)
 		kernel = func(bh0, bh1 int) { patchify16(dst, img.Pix, stride, l, lut, bh0, bh1) }
 	}
 	return patchifyParallel(ctx, p.workers, l, kernel)

@@ -11,6 +11,7 @@ import (
 	"github.com/mmgate/mmgate/imaging/resample"
 	"github.com/mmgate/mmgate/tensor"
 	"github.com/mmgate/mmgate/vision"
+	"github.com/mmgate/mmgate/vision/internal/visiontest"
 )
 
 func TestPlanImage(t *testing.T) {
@@ -134,7 +135,7 @@ func TestProcessImageResizes(t *testing.T) {
 	}
 	for _, name := range []string{"qwen2.5-vl", "qwen3-vl"} {
 		p := mustLoad(t, name)
-		src := synthRGB(123, 77, 9)
+		src := visiontest.Synth(123, 77, 9)
 		plan, err := p.PlanImage(src.Width, src.Height, vision.Overrides{})
 		if err != nil {
 			t.Fatal(err)
@@ -189,7 +190,7 @@ func TestProcessImageFilterAndSkip(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		tm, err := p.ProcessImage(context.Background(), synthRGB(w, h, 0), plan, tensor.BFloat16, make([]byte, plan.Bytes(tensor.BFloat16)))
+		tm, err := p.ProcessImage(context.Background(), visiontest.Synth(w, h, 0), plan, tensor.BFloat16, make([]byte, plan.Bytes(tensor.BFloat16)))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -206,7 +207,7 @@ func TestProcessImageFilterAndSkip(t *testing.T) {
 
 func TestProcessImageErrors(t *testing.T) {
 	p := mustLoad(t, "qwen2.5-vl")
-	img := synthRGB(56, 56, 0)
+	img := visiontest.Synth(56, 56, 0)
 	plan, err := p.PlanImage(56, 56, vision.Overrides{})
 	if err != nil {
 		t.Fatal(err)
@@ -229,7 +230,7 @@ func TestProcessImageErrors(t *testing.T) {
 	}{
 		{"int64", context.Background(), img, plan, tensor.Int64, make([]byte, plan.Bytes(tensor.Int64)), vision.ErrUnsupported},
 		{"short dst", context.Background(), img, plan, tensor.Float32, good[:len(good)-1], vision.ErrBadInput},
-		{"wrong image", context.Background(), synthRGB(57, 56, 0), plan, tensor.Float32, good, vision.ErrBadInput},
+		{"wrong image", context.Background(), visiontest.Synth(57, 56, 0), plan, tensor.Float32, good, vision.ErrBadInput},
 		{"nil image", context.Background(), nil, plan, tensor.Float32, good, vision.ErrBadInput},
 		{"broken image", context.Background(), &imaging.RGB{Width: 56, Height: 56}, plan, tensor.Float32, good, vision.ErrBadInput},
 		{"inconsistent plan", context.Background(), img, bad, tensor.Float32, good, vision.ErrBadInput},
@@ -256,7 +257,7 @@ func TestProcessImageConcurrent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	img := synthRGB(300, 200, 3)
+	img := visiontest.Synth(300, 200, 3)
 	plan, err := p.PlanImage(300, 200, vision.Overrides{})
 	if err != nil {
 		t.Fatal(err)

@@ -14,6 +14,7 @@ import (
 	"github.com/mmgate/mmgate/imaging/resample"
 	"github.com/mmgate/mmgate/tensor"
 	"github.com/mmgate/mmgate/vision"
+	"github.com/mmgate/mmgate/vision/norm"
 )
 
 // Video processing: planning (sampling, per-frame size, grid, prompt
@@ -259,7 +260,7 @@ func (p *Processor) StartVideo(plan vision.VideoPlan, dt tensor.DType, dst []byt
 	vs := &videoSink{
 		p: p, plan: plan, dt: dt, dst: dst,
 		l:       layout{p: s.patch, m: s.merge, tau: s.tau, gh: plan.GridH, gw: plan.GridW},
-		norm:    p.norm,
+		table:   p.table,
 		filter:  resample.Filter(s.resample),
 		slots:   make([]*imaging.RGB, n),
 		owned:   make([]bool, n),
@@ -268,7 +269,7 @@ func (p *Processor) StartVideo(plan vision.VideoPlan, dt tensor.DType, dst []byt
 	}
 	if s.mean != p.cfg.ImageMean || s.std != p.cfg.ImageStd || s.rescale != p.cfg.RescaleFactor ||
 		s.doRescale != p.cfg.DoRescale || s.doNorm != p.cfg.DoNormalize {
-		vs.norm = newNormTable(s.rescale, s.mean, s.std, s.doRescale, s.doNorm)
+		vs.table = norm.New(norm.Params{Rescale: s.rescale, Mean: s.mean, Std: s.std, DoRescale: s.doRescale, DoNormalize: s.doNorm})
 	}
 	return vs, nil
 }
@@ -280,7 +281,7 @@ type videoSink struct {
 	dt     tensor.DType
 	dst    []byte
 	l      layout
-	norm   *normTable
+	table  *norm.Table
 	filter resample.Filter
 
 	mu      sync.Mutex
@@ -406,9 +407,9 @@ func (v *videoSink) writeGroup(g int, frames []*imaging.RGB) {
 	bytesPer := rowsPer * v.l.cols() * es
 	out := v.dst[g*bytesPer : (g+1)*bytesPer]
 	if es == 4 {
-		patchifyGroup32(out, frames, v.l, &v.norm.bits)
+		patchifyGroup32(out, frames, v.l, v.table.Bits32())
 	} else {
-		patchifyGroup16(out, frames, v.l, v.norm.table16(v.dt))
+		patchifyGroup16(out, frames, v.l, v.table.Bits16(v.dt))
 	}
 }
 

@@ -21,7 +21,7 @@ func BenchmarkPatchifyGroup32(b *testing.B) {
 	}
 	b.SetBytes(int64(len(dst)))
 	for b.Loop() {
-		patchifyGroup32(dst, frames, l, &p.norm.bits)
+		patchifyGroup32(dst, frames, l, p.table.Bits32())
 	}
 }
 

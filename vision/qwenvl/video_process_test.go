@@ -13,6 +13,7 @@ import (
 	"github.com/mmgate/mmgate/imaging/resample"
 	"github.com/mmgate/mmgate/tensor"
 	"github.com/mmgate/mmgate/vision"
+	"github.com/mmgate/mmgate/vision/internal/visiontest"
 )
 
 func loadPreset(t testing.TB, name string) *Processor {
@@ -192,7 +193,7 @@ func referenceVideo(t *testing.T, p *Processor, frames []*imaging.RGB, plan visi
 func synthFrames(n, w, h int) []*imaging.RGB {
 	fs := make([]*imaging.RGB, n)
 	for i := range fs {
-		fs[i] = synthRGB(w, h, i*37)
+		fs[i] = visiontest.Synth(w, h, i*37)
 	}
 	return fs
 }
@@ -269,7 +270,7 @@ func TestVideoSinkAnyOrder(t *testing.T) {
 	if !bytes.Equal(got, want) {
 		t.Fatal("reverse order differs")
 	}
-	if !bytes.Equal(frames[3].Pix, synthRGB(64, 64, 3*37).Pix) {
+	if !bytes.Equal(frames[3].Pix, visiontest.Synth(64, 64, 3*37).Pix) {
 		t.Fatal("input frame modified")
 	}
 }
@@ -302,16 +303,16 @@ func TestVideoSinkErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	if err := sink.Frame(ctx, 0, synthRGB(65, 64, 0)); !errors.Is(err, vision.ErrBadInput) {
+	if err := sink.Frame(ctx, 0, visiontest.Synth(65, 64, 0)); !errors.Is(err, vision.ErrBadInput) {
 		t.Errorf("wrong size: %v", err)
 	}
-	if err := sink.Frame(ctx, 4, synthRGB(64, 64, 0)); !errors.Is(err, vision.ErrBadInput) {
+	if err := sink.Frame(ctx, 4, visiontest.Synth(64, 64, 0)); !errors.Is(err, vision.ErrBadInput) {
 		t.Errorf("k out of range: %v", err)
 	}
-	if err := sink.Frame(ctx, 1, synthRGB(64, 64, 0)); err != nil {
+	if err := sink.Frame(ctx, 1, visiontest.Synth(64, 64, 0)); err != nil {
 		t.Fatal(err)
 	}
-	if err := sink.Frame(ctx, 1, synthRGB(64, 64, 0)); !errors.Is(err, vision.ErrBadInput) {
+	if err := sink.Frame(ctx, 1, visiontest.Synth(64, 64, 0)); !errors.Is(err, vision.ErrBadInput) {
 		t.Errorf("duplicate: %v", err)
 	}
 	if _, err := sink.Finish(); !errors.Is(err, vision.ErrBadInput) {

@@ -1,7 +1,11 @@
-// Package visiontest holds what the processors' golden tests share: the
-// deterministic image of the reference scripts, digests, decoding a corpus
-// file as the gateway decodes it, and a check that a buffer was written in
-// full. It is imported by tests only.
+// Package visiontest is the test kit of the image and video processors
+// (vision/…): the deterministic image of the reference scripts, digests,
+// decoding a corpus file as the gateway decodes it, checks that a buffer
+// was written in full, the runner of the plane-keeping processors' golden
+// files (vision/gemma3, vision/clip, vision/llavanext: shape, token count,
+// sha256 of the pixel_values bytes, the prompt text one anchor becomes, the
+// family's extras), fuzz and constructor checks, and the benchmark loop.
+// It is imported by tests only.
 package visiontest
 
 import (

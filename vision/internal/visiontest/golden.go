@@ -1,18 +1,8 @@
-// Package planartest runs the golden files of the plane-keeping image
-// processors (vision/gemma3, vision/clip, vision/llavanext) in their tests:
-// corpus files decoded as the gateway decodes them and synthesized images,
-// each compared with the Python reference's shape, token count, sha256 of
-// the pixel_values bytes (float32, and bfloat16 / float16 where recorded),
-// the prompt text one anchor becomes, and the family's extras.
-//
-// It is test support: only _test.go files import it.
-package planartest
+package visiontest
 
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -26,6 +16,7 @@ import (
 	"github.com/mmgate/mmgate/media"
 	"github.com/mmgate/mmgate/tensor"
 	"github.com/mmgate/mmgate/vision"
+	"github.com/mmgate/mmgate/vision/hfconfig"
 	"github.com/mmgate/mmgate/vision/planar"
 )
 
@@ -55,8 +46,8 @@ type File struct {
 	Cases         []Case `json:"cases"`
 }
 
-// Synth is a synthesized image (SynthImage) and its cases.
-type Synth struct {
+// SynthCase is a synthesized image (Synth) and its cases.
+type SynthCase struct {
 	Width  int    `json:"width"`
 	Height int    `json:"height"`
 	Seed   int    `json:"seed"`
@@ -67,45 +58,18 @@ type Synth struct {
 type Golden struct {
 	Variants map[string]json.RawMessage `json:"variants"`
 	Files    []File                     `json:"files"`
-	Synth    []Synth                    `json:"synth"`
+	Synth    []SynthCase                `json:"synth"`
 }
 
 // Load reads a golden file.
 func Load(t testing.TB, path string) *Golden {
 	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
 	var g Golden
-	if err := json.Unmarshal(b, &g); err != nil {
-		t.Fatal(err)
-	}
+	ReadJSON(t, path, &g)
 	if len(g.Files) == 0 || len(g.Synth) == 0 {
 		t.Fatalf("%s has no cases", path)
 	}
 	return &g
-}
-
-// SynthImage is the synthesized image of the references:
-// (7x + 13y + 101c + (x·y mod 31) + seed) mod 256.
-func SynthImage(w, h, seed int) *imaging.RGB {
-	img := imaging.NewRGB(w, h)
-	for y := range h {
-		row := img.Row(y)
-		for x := range w {
-			for c := range 3 {
-				row[3*x+c] = uint8((x*7 + y*13 + c*101 + (x*y)%31 + seed) % 256)
-			}
-		}
-	}
-	return img
-}
-
-// Hash is the lower-case hex sha256 of b.
-func Hash(b []byte) string {
-	s := sha256.Sum256(b)
-	return hex.EncodeToString(s[:])
 }
 
 // Family is what the runner needs from a processor.
@@ -133,7 +97,7 @@ func (r Runner) Run(t *testing.T) {
 	}
 	for _, s := range r.Golden.Synth {
 		t.Run(fmt.Sprintf("synth_%dx%d", s.Width, s.Height), func(t *testing.T) {
-			img := SynthImage(s.Width, s.Height, s.Seed)
+			img := Synth(s.Width, s.Height, s.Seed)
 			for _, c := range s.Cases {
 				r.check(t, img, c)
 			}
@@ -159,7 +123,7 @@ func (r Runner) file(t *testing.T, f File) {
 	if !img.Exact {
 		t.Skipf("%s: the decoder in this build is not Pillow-exact", img.Format)
 	}
-	if got := Hash(img.RGB.Pix); img.RGB.Width != f.Width || img.RGB.Height != f.Height || got != f.DecodedSHA256 {
+	if got := SHA256(img.RGB.Pix); img.RGB.Width != f.Width || img.RGB.Height != f.Height || got != f.DecodedSHA256 {
 		t.Fatalf("decoded %dx%d %s, want %dx%d %s", img.RGB.Width, img.RGB.Height, got, f.Width, f.Height, f.DecodedSHA256)
 	}
 	for _, c := range f.Cases {
@@ -182,23 +146,31 @@ func (r Runner) check(t *testing.T, img *imaging.RGB, c Case) {
 	if r.Extras != nil {
 		r.Extras(t, c.Variant, c, plan)
 	}
-	if got := widenHash(p, plan); got != c.TextSHA256 {
+	if got := widenSHA256(p, plan); got != c.TextSHA256 {
 		t.Errorf("%s: expansion text sha256 %s, want %s", c.Variant, got, c.TextSHA256)
 	}
+	Digests(t, p, img, plan, c.Variant, c.SHA256, c.SHA256BFloat16, c.SHA256Float16)
+}
+
+// Digests processes img with plan in float32, bfloat16 and float16 and
+// compares each output's sha256 with the wanted digest (an empty one skips
+// that dtype); name prefixes the messages.
+func Digests(t testing.TB, p vision.Processor, img *imaging.RGB, plan vision.Plan, name, f32, bf16, f16 string) {
+	t.Helper()
 	for _, d := range []struct {
 		dt   tensor.DType
 		want string
-	}{{tensor.Float32, c.SHA256}, {tensor.BFloat16, c.SHA256BFloat16}, {tensor.Float16, c.SHA256Float16}} {
+	}{{tensor.Float32, f32}, {tensor.BFloat16, bf16}, {tensor.Float16, f16}} {
 		if d.want == "" {
 			continue
 		}
 		dst := make([]byte, plan.Bytes(d.dt))
 		if _, err := p.ProcessImage(context.Background(), img, plan, d.dt, dst); err != nil {
-			t.Errorf("%s %v: %v", c.Variant, d.dt, err)
+			t.Errorf("%s %v: %v", name, d.dt, err)
 			continue
 		}
-		if got := Hash(dst); got != d.want {
-			t.Errorf("%s %v: sha256 %s, want %s", c.Variant, d.dt, got, d.want)
+		if got := SHA256(dst); got != d.want {
+			t.Errorf("%s %v: sha256 %s, want %s", name, d.dt, got, d.want)
 		}
 	}
 }
@@ -206,7 +178,7 @@ func (r Runner) check(t *testing.T, img *imaging.RGB, c Case) {
 // widenHash widens every pad of the expansion to its run and hashes the
 // text; a pad count that differs from the runs yields a marker that no
 // golden holds.
-func widenHash(p Family, plan vision.Plan) string {
+func widenSHA256(p Family, plan vision.Plan) string {
 	text, runs := p.Expansion(plan)
 	pad := p.PadToken()
 	parts := strings.Split(text, pad)
@@ -220,7 +192,7 @@ func widenHash(p Family, plan vision.Plan) string {
 			b.WriteString(strings.Repeat(pad, runs[i]))
 		}
 	}
-	return Hash([]byte(b.String()))
+	return SHA256([]byte(b.String()))
 }
 
 // Patch returns the JSON object data with the keys of kv set (a nil value
@@ -246,9 +218,9 @@ func Patch(t testing.TB, data []byte, kv map[string]any) []byte {
 }
 
 // Fixture reads a model folder's files.
-func Fixture(t testing.TB, dir string) planar.Files {
+func Fixture(t testing.TB, dir string) hfconfig.Files {
 	t.Helper()
-	f, err := planar.ReadFiles(dir)
+	f, err := hfconfig.ReadFiles(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -260,7 +232,7 @@ func Fixture(t testing.TB, dir string) planar.Files {
 // files of testdata/<model> and the variant's overrides merged into
 // preprocessor_config.json, as the reference scripts apply them; extras,
 // when not nil, checks the family's extra outputs.
-func RunGolden[C any, P Family](t *testing.T, model string, parse func(planar.Files) (C, error),
+func RunGolden[C any, P Family](t *testing.T, model string, parse func(hfconfig.Files) (C, error),
 	build func(C, planar.Options) (P, error), extras func(t testing.TB, name string, c Case, p vision.Plan)) {
 	g := Load(t, "testdata/golden.json")
 	base := Fixture(t, filepath.Join("testdata", model))
@@ -318,7 +290,7 @@ func FuzzPlan(t *testing.T, p vision.Processor, newErr error, w, h int, dt tenso
 	if w > 1<<12 || h > 1<<12 || w*h > 1<<12 || plan.Elements() > 1<<20 {
 		return
 	}
-	WritesAll(t, p, SynthImage(w, h, w^h), plan, dt)
+	WritesAll(t, p, Synth(w, h, w^h), plan, dt)
 }
 
 // NewDecoder is the gateway's decoder with its defaults.
@@ -403,13 +375,21 @@ func SameForWorkers(t *testing.T, build func(workers int) vision.Processor, img 
 	}
 }
 
-// Bench times p.ProcessImage on img into a reused destination of dtype dt.
+// Bench times p.ProcessImage on img, planned with no overrides, into a
+// reused destination of dtype dt; SetBytes is the pixel_values size.
 func Bench(b *testing.B, p vision.Processor, img *imaging.RGB, dt tensor.DType) {
 	b.Helper()
 	plan, err := p.PlanImage(img.Width, img.Height, vision.Overrides{})
 	if err != nil {
 		b.Fatal(err)
 	}
+	BenchPlan(b, p, img, plan, dt)
+}
+
+// BenchPlan times p.ProcessImage of img with plan into a reused destination
+// of dtype dt.
+func BenchPlan(b *testing.B, p vision.Processor, img *imaging.RGB, plan vision.Plan, dt tensor.DType) {
+	b.Helper()
 	dst := make([]byte, plan.Bytes(dt))
 	b.SetBytes(int64(len(dst)))
 	for b.Loop() {
