@@ -145,10 +145,19 @@ func forWorker(sp *protocol.Sampling, w *engine.Worker, a *Assets) {
 	if info := w.Info(); info != nil {
 		info.Defaults.Apply(sp)
 	}
-	sp.StopTokens = nil
-	for _, s := range sp.Stop {
-		sp.StopTokens = append(sp.StopTokens, a.Tokenizer.Encode(s))
+	sp.StopTokens = stopTokens(a.Tokenizer, sp.Stop)
+}
+
+// stopTokens are the token ids of each stop string, without the
+// tokenizer's post-processor specials (SMG encodes stops with
+// add_special_tokens=false): Gemma's <bos> would make every stop string
+// several tokens long.
+func stopTokens(tok prompt.Tokenizer, stops []string) [][]uint32 {
+	var out [][]uint32
+	for _, s := range stops {
+		out = append(out, prompt.EncodeChat(tok, s))
 	}
+	return out
 }
 
 // mediaItems are the request's media items in prompt order.

@@ -7,6 +7,8 @@ import (
 
 	"github.com/mmgate/mmgate/engine/protocol"
 	"github.com/mmgate/mmgate/openai"
+	"github.com/mmgate/mmgate/tokenizer"
+	"github.com/mmgate/mmgate/tokenizer/tokenizertest"
 )
 
 // params parses a chat request's shared fields, as the server does.
@@ -92,5 +94,26 @@ func TestBudgetClamp(t *testing.T) {
 		case err != nil || (got.MaxTokens != nil) != c.hasWant || c.hasWant && *got.MaxTokens != c.want:
 			t.Errorf("%s prompt %d ctx %d: %v, %v; want %d", c.fields, c.promptLen, c.ctx, got.MaxTokens, err, c.want)
 		}
+	}
+}
+
+// TestStopTokens: a stop string's ids are its own tokens, without the
+// post-processor's specials, so that a one-token stop is one id for a
+// tokenizer that prepends <bos> (Gemma 3's).
+func TestStopTokens(t *testing.T) {
+	tok, err := tokenizer.Load(tokenizertest.ModelDir(t, "gemma3"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	nl, ok := tok.TokenID("\n")
+	if !ok {
+		t.Fatal("no newline token")
+	}
+	if len(tok.Encode("\n")) != 2 {
+		t.Fatalf("Encode(\"\\n\") = %v: the fixture no longer adds <bos>", tok.Encode("\n"))
+	}
+	got := stopTokens(tok, []string{"\n", "Hello world"})
+	if len(got) != 2 || !reflect.DeepEqual(got[0], []uint32{nl}) || len(got[1]) != 2 {
+		t.Errorf("stop tokens %v, want [[%d] [2 ids]]", got, nl)
 	}
 }
