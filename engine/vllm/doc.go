@@ -28,7 +28,10 @@
 // tensor (int64, each item's rows) of a flat input; flat_keys maps
 // "pixel_values" (the message's name of the input, which the servicer
 // renames to pixel_values_videos for a video) to the sizes tensor;
-// batched_keys and keep_on_cpu_keys are the layout's; im_token_id is the
+// batched_keys are the layout's, and "pixel_values" for a batched input
+// (no sizes tensor: one row per item, as SMG declares it, since the
+// servicer shares any tensor it is not told how to divide);
+// keep_on_cpu_keys are the layout's; im_token_id is the
 // items' pad token; mm_placeholders one range per item (its structural
 // range, else from its first pad run to its last), mm_hashes one per item
 // (its CacheKey); modality IMAGE or VIDEO. Tensors must be float32, int64

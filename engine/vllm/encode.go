@@ -4,6 +4,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/mmgate/mmgate/engine/protocol"
 	"github.com/mmgate/mmgate/engine/smgwire"
@@ -120,7 +121,7 @@ func mmInputs(items []protocol.MediaItem) (*vllmpb.MultimodalInputs, error) {
 	}
 	mm := &vllmpb.MultimodalInputs{
 		ImTokenId:            f.PadToken,
-		BatchedKeys:          f.Fields.Batched,
+		BatchedKeys:          batchedKeys(f.Fields),
 		KeepOnCpuKeys:        f.Fields.KeepOnCPU,
 		Modality:             mod,
 		ModelSpecificTensors: make(map[string]*vllmpb.TensorData, len(f.Side)),
@@ -152,6 +153,17 @@ func mmInputs(items []protocol.MediaItem) (*vllmpb.MultimodalInputs, error) {
 		mm.MmHashes = append(mm.MmHashes, key)
 	}
 	return mm, nil
+}
+
+// batchedKeys are the layout's batched names and, for a batched encoder
+// input (no sizes tensor: LLaVA's pixel_values), the input's own, as SMG
+// declares it: the servicer shares every tensor it is not told how to
+// divide, so each item would get the whole batch.
+func batchedKeys(f protocol.Fields) []string {
+	if f.Sizes != "" {
+		return f.Batched
+	}
+	return append(slices.Clip(f.Batched), primaryKey)
 }
 
 // placeholder is an item's one range: its structural range, else from its

@@ -163,6 +163,43 @@ func flatItems(inShm bool) []protocol.MediaItem {
 	return items
 }
 
+// TestEncodeBatchedInput: an encoder input without a sizes tensor (LLaVA's
+// pixel_values, one row per item) is joined along dim 0 and named in
+// batched_keys beside the layout's batched side tensors, as SMG declares
+// it; a flat input is named in flat_keys only.
+func TestEncodeBatchedInput(t *testing.T) {
+	pad := uint32(goldenreq.ImagePad)
+	buf := make([]byte, 2*8*4)
+	var items []protocol.MediaItem
+	for k := range 2 {
+		items = append(items, protocol.MediaItem{
+			Modality: vision.Image, PadToken: &pad, CacheKey: []string{"a", "b"}[k],
+			Placeholders: []protocol.Range{{Offset: 2 + 3*k, Length: 2}},
+			Input:        protocol.Tensor{Name: "pixel_values", DType: tensor.Float32, Shape: []int{1, 8}, Payload: shm.Payload{Inline: buf[32*k : 32*k+32]}},
+			Side:         []protocol.Tensor{protocol.InlineTensor("image_sizes", tensor.Int64, []int{1, 2}, make([]byte, 16))},
+			Fields:       protocol.Fields{Batched: []string{"image_sizes"}},
+		})
+	}
+	got, err := Encode(&protocol.Request{ID: "r", InputIDs: make([]uint32, 8), Media: items, Placement: protocol.LayoutFlat})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mm := got.GetMmInputs()
+	if !slices.Equal(mm.GetBatchedKeys(), []string{"image_sizes", "pixel_values"}) || len(mm.GetFlatKeys()) != 0 {
+		t.Errorf("batched keys %v, flat keys %v", mm.GetBatchedKeys(), mm.GetFlatKeys())
+	}
+	if !slices.Equal(mm.GetPixelValues().GetShape(), []uint32{2, 8}) || !slices.Equal(items[0].Fields.Batched, []string{"image_sizes"}) {
+		t.Errorf("pixel_values %v, item fields %v", mm.GetPixelValues().GetShape(), items[0].Fields)
+	}
+	flat, err := Encode(&protocol.Request{ID: "r", InputIDs: make([]uint32, 8), Media: flatItems(false), Placement: protocol.LayoutFlat})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if keys := flat.GetMmInputs().GetBatchedKeys(); slices.Contains(keys, "pixel_values") {
+		t.Errorf("flat input in batched_keys %v", keys)
+	}
+}
+
 func TestEncodeFlatMedia(t *testing.T) {
 	req := &protocol.Request{ID: "r", InputIDs: make([]uint32, 8), Media: flatItems(true), Placement: protocol.LayoutFlat}
 	got, err := Encode(req)
