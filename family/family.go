@@ -128,7 +128,8 @@ type Layout struct {
 	// Sizes, when not "", makes the primary tensor flat: items are
 	// concatenated along dim 0 and an int64 tensor of this name holds
 	// each item's dim 0 ("patches_per_image"). "" means the primary
-	// tensor is batched (dim 0 is the item).
+	// tensor is batched (dim 0 is the item; items that differ in dim 1,
+	// LLaVA-NeXT's tiles, are padded to the largest with zeros).
 	Sizes string
 	// Batched are the side tensors (and the sizes tensor) whose dim 0 is
 	// the item index.
@@ -168,6 +169,11 @@ type Received struct {
 type Summary struct {
 	Head  string
 	Notes []string
+	// Unpadded, when not 0, is how many leading bytes of the primary
+	// tensor are the item's own: the rest pads a batched input to the
+	// batch's largest item, which the model drops (LLaVA-NeXT's tiles).
+	// The worker fingerprints the item's own bytes.
+	Unpadded int
 }
 
 // SideTensor returns the side tensor called name.

@@ -34,6 +34,24 @@ func CheckPlanes(r Received, want []int, tokens int, side ...string) (Summary, e
 	return s, nil
 }
 
+// CheckSizes checks the sizes tensor name of a flat input (Layout.Sizes)
+// when the item carries it: a protocol that joins the items' inputs (vLLM,
+// SGLang) gives each item its row of it, which must be its pixels' dim 0.
+func CheckSizes(r Received, name string) error {
+	t, ok := r.SideTensor(name)
+	if !ok {
+		return nil
+	}
+	v, err := ReadInt64s(t.Tensor, 1)
+	if err != nil {
+		return fmt.Errorf("%s: %v", name, err)
+	}
+	if len(r.Primary.Shape) == 0 || v[0] != int64(r.Primary.Shape[0]) {
+		return fmt.Errorf("%s %d for encoder_input shape %v", name, v[0], r.Primary.Shape)
+	}
+	return nil
+}
+
 // Views returns the leading dimension of a [views, 3, h, w] pixels tensor,
 // or 0 when the tensor has another rank.
 func Views(t tensor.Tensor) int {

@@ -3,7 +3,6 @@ package refworker
 import (
 	"fmt"
 	"slices"
-	"sort"
 
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
@@ -90,7 +89,11 @@ func (s *Server) check(i int, it item, ids []uint32) (received, error) {
 	if r.Summary, err = s.model.Model.CheckReceived(got); err != nil {
 		return r, invalid("item %d: %v", i, err)
 	}
-	r.Fingerprint = s.fingerprint(it.primary.Data)
+	own := it.primary.Data
+	if n := r.Summary.Unpadded; n > 0 && n <= len(own) {
+		own = own[:n]
+	}
+	r.Fingerprint = s.fingerprint(own)
 	if it.encoded != nil {
 		// The encoded bytes are fingerprinted too: they must be the
 		// client's, intact, when the request arrives.
@@ -100,23 +103,31 @@ func (s *Server) check(i int, it item, ids []uint32) (received, error) {
 	return r, nil
 }
 
-// checkAll checks every item and that no two items' ranges overlap.
+// checkAll checks every item and that no two items claim one embedding
+// position (a pad token inside their ranges, or any token of ranges
+// without a pad token). Structural ranges may share other tokens, as
+// vLLM's own do where the tokenizer merges the text around two adjacent
+// items (Gemma 3's "\n\n" + "\n\n" is one token).
 func (s *Server) checkAll(items []item, ids []uint32) ([]received, error) {
 	out := make([]received, 0, len(items))
-	var spans []span
+	claimed := make([]bool, len(ids))
 	for i, it := range items {
 		r, err := s.check(i, it, ids)
 		if err != nil {
 			return nil, err
 		}
-		spans = append(spans, it.ranges...)
-		out = append(out, r)
-	}
-	sort.Slice(spans, func(a, b int) bool { return spans[a].off < spans[b].off })
-	for k := 1; k < len(spans); k++ {
-		if spans[k].off < spans[k-1].off+spans[k-1].n {
-			return nil, invalid("placeholder ranges overlap at token %d", spans[k].off)
+		for _, p := range it.ranges {
+			for k := p.off; k < p.off+p.n; k++ {
+				if it.pad != nil && ids[k] != *it.pad {
+					continue
+				}
+				if claimed[k] {
+					return nil, invalid("placeholder ranges overlap at token %d", k)
+				}
+				claimed[k] = true
+			}
 		}
+		out = append(out, r)
 	}
 	return out, nil
 }

@@ -45,7 +45,9 @@ func (x *SGLangServer) readMM(mm *sglangpb.MultimodalInputs, ids []uint32) ([]re
 	if pv := ts[sglangPixels]; len(pv.Shape) > 0 {
 		n = pv.Shape[0]
 	}
-	if l.Sizes != "" {
+	if l.Sizes == "" {
+		split.batched[sglangPixels] = true // one row per image
+	} else {
 		split.flat[sglangPixels] = l.Sizes
 		n = 0
 		if st, ok := ts[l.Sizes]; ok && len(st.Shape) > 0 {

@@ -101,6 +101,33 @@ func TestVLLMImages(t *testing.T) {
 	}
 }
 
+// TestVLLMSharedFrame: structural ranges of adjacent items may share a
+// token that is not a pad (vLLM's own ranges do where the tokenizer merges
+// the text between two items); two items claiming one pad are refused.
+func TestVLLMSharedFrame(t *testing.T) {
+	e, c := startVLLM(t, nil)
+	send := func(mod func(r []*vllmpb.PlaceholderRange)) error {
+		req, _ := e.flatImages(t, shm.ModeInline, [2]int{2, 2}, [2]int{2, 2})
+		msg, err := vllm.Encode(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		mod(msg.GetMmInputs().GetMmPlaceholders())
+		_, err = vllmGenerate(t, c, msg)
+		return err
+	}
+	// Prompt: ... <vision_start> pad <vision_end> <vision_start> pad <vision_end> ...
+	if err := send(func(r []*vllmpb.PlaceholderRange) {
+		r[0].Length += 2 // through the second item's <vision_start>
+		r[1].Offset, r[1].Length = r[1].Offset-1, r[1].Length+1
+	}); err != nil {
+		t.Errorf("ranges sharing a frame token: %v", err)
+	}
+	if err := send(func(r []*vllmpb.PlaceholderRange) { r[1].Offset = r[0].Offset }); status.Code(err) != codes.InvalidArgument || !strings.Contains(err.Error(), "overlap") {
+		t.Errorf("two items on one pad: %v", err)
+	}
+}
+
 // TestVLLMRefusals: the servicer's rules.
 func TestVLLMRefusals(t *testing.T) {
 	e, c := startVLLM(t, nil)

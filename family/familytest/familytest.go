@@ -6,6 +6,7 @@ package familytest
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -79,6 +80,29 @@ func CheckReceived(t *testing.T, m family.Model, good func() family.Received, he
 		b.Mod(&r)
 		if _, err := m.CheckReceived(r); err == nil || !strings.Contains(err.Error(), b.Want) {
 			t.Errorf("%s: err = %v, want %q", b.Name, err, b.Want)
+		}
+	}
+}
+
+// Sizes checks that m's CheckReceived takes the item's row of its flat
+// input's sizes tensor name, as a protocol that joins items (vLLM, SGLang)
+// gives it: accepted when it is good's dim 0 (rows), refused when another
+// value or not int64.
+func Sizes(t *testing.T, m family.Model, good func() family.Received, name string, rows int) {
+	t.Helper()
+	for _, tc := range []struct {
+		t    family.NamedTensor
+		want string
+	}{
+		{family.Int64Tensor(name, []int{1}, int64(rows)), ""},
+		{family.Int64Tensor(name, []int{1}, int64(rows-1)), fmt.Sprintf("%s %d for encoder_input shape", name, rows-1)},
+		{family.Float32Tensor(name, float32(rows)), "want 1 int64 values"},
+	} {
+		r := good()
+		r.Side = append(r.Side, tc.t)
+		_, err := m.CheckReceived(r)
+		if tc.want == "" && err != nil || tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)) {
+			t.Errorf("%s %v %v: err = %v, want %q", name, tc.t.DType, tc.t.Data, err, tc.want)
 		}
 	}
 }

@@ -9,7 +9,8 @@
 // replacement, as vLLM places it. The special tokens are looked up in the
 // tokenizer by the texts tokenizer_config.json names. Wire layout as vLLM's
 // Gemma 3: pixel_values [views, 3, 896, 896] concatenated along dim 0 with
-// num_patches (views) per image; no side tensors. `mmgate preprocess` adds
+// num_patches (views) per image; no side tensors but num_patches, which a
+// protocol that joins items gives each one. `mmgate preprocess` adds
 // num_crops. Gemma 3 has no tool-call or reasoning tags.
 //
 // The family and its models are immutable and safe for concurrent use.
@@ -79,13 +80,18 @@ func (m *model) Expansion(it family.Item) prompt.Expansion {
 }
 
 // CheckReceived implements family.Model: pixels [views, 3, height, width]
-// with 1 + at most max_num_crops views, image_seq_length tokens per view.
+// with 1 + at most max_num_crops views, image_seq_length tokens per view,
+// and num_patches, when sent, equal to views.
 func (m *model) CheckReceived(r family.Received) (family.Summary, error) {
 	views := family.Views(r.Primary)
 	if views < 1 || views > 1+m.cfg.PanAndScan.MaxNumCrops {
 		return family.Summary{}, fmt.Errorf("encoder_input shape %v is not [1 + crops, 3, %d, %d]", r.Primary.Shape, m.cfg.Height, m.cfg.Width)
 	}
-	s, err := family.CheckPlanes(r, []int{views, 3, m.cfg.Height, m.cfg.Width}, views*m.cfg.ImageSeqLength)
+	sizes := wire().Sizes
+	if err := family.CheckSizes(r, sizes); err != nil {
+		return family.Summary{}, err
+	}
+	s, err := family.CheckPlanes(r, []int{views, 3, m.cfg.Height, m.cfg.Width}, views*m.cfg.ImageSeqLength, sizes)
 	s.Notes = append(s.Notes, fmt.Sprintf("num_crops %d", views-1))
 	return s, err
 }

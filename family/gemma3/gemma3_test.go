@@ -92,6 +92,7 @@ func TestCheckReceived(t *testing.T) {
 			r.Side = []family.NamedTensor{family.GridTensor("image_grid_thw", [3]int64{1, 2, 2})}
 		}, "unexpected side tensor"},
 	})
+	familytest.Sizes(t, m, good, "num_patches", 3)
 }
 
 // The structural range is the whole replacement, as vLLM places it: from

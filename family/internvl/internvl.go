@@ -9,7 +9,8 @@
 // places it. The tokens are looked up in the tokenizer by the texts
 // tokenizer_config.json names. Wire layout as vLLM's (InternS1 processor):
 // pixel_values [num_patches, 3, 448, 448] concatenated along dim 0 with
-// image_num_patches per image; no side tensors. `mmgate preprocess` adds
+// image_num_patches per image; no side tensors but image_num_patches,
+// which a protocol that joins items gives each one. `mmgate preprocess` adds
 // num_patches. No tool-call or reasoning tags.
 //
 // The family and its models are immutable and safe for concurrent use.
@@ -78,7 +79,8 @@ func (m *model) Expansion(it family.Item) prompt.Expansion {
 
 // CheckReceived implements family.Model: pixels [patches, 3, tile, tile]
 // with a patch count tiling can give (one tile, or tiles plus the
-// thumbnail), image_seq_length tokens per patch.
+// thumbnail), image_seq_length tokens per patch, and image_num_patches,
+// when sent, equal to the patches.
 func (m *model) CheckReceived(r family.Received) (family.Summary, error) {
 	n := family.Views(r.Primary)
 	tiling := m.cfg.MaxTiles > 1
@@ -89,7 +91,11 @@ func (m *model) CheckReceived(r family.Received) (family.Summary, error) {
 	if !tiling && !m.cfg.DoResize {
 		h, w = r.Primary.Shape[2], r.Primary.Shape[3]
 	}
-	s, err := family.CheckPlanes(r, []int{n, 3, h, w}, n*m.cfg.ImageSeqLength)
+	sizes := wire().Sizes
+	if err := family.CheckSizes(r, sizes); err != nil {
+		return family.Summary{}, err
+	}
+	s, err := family.CheckPlanes(r, []int{n, 3, h, w}, n*m.cfg.ImageSeqLength, sizes)
 	s.Notes = append(s.Notes, fmt.Sprintf("num_patches %d", n))
 	return s, err
 }

@@ -39,6 +39,7 @@ func TestCheckReceived(t *testing.T) {
 		{"tile size", func(r *family.Received) { r.Primary.Shape[2] = 384 }, "want [7 3 448 448]"},
 		{"tokens", func(r *family.Received) { r.Tokens = 256 }, "256 placeholder tokens"},
 	})
+	familytest.Sizes(t, m, good, "image_num_patches", 7)
 }
 
 // The structural range is <img> … </img>.

@@ -15,9 +15,11 @@ package llavanext
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/mmgate/mmgate/family"
 	"github.com/mmgate/mmgate/prompt"
+	"github.com/mmgate/mmgate/tensor"
 	"github.com/mmgate/mmgate/vision"
 	vnext "github.com/mmgate/mmgate/vision/llavanext"
 )
@@ -87,7 +89,37 @@ func (m *model) CheckReceived(r family.Received) (family.Summary, error) {
 	if err != nil {
 		return family.Summary{}, fmt.Errorf("%s [%d, %d]: %v", imageSizes, hw[0], hw[1], err)
 	}
-	s, err := family.CheckPlanes(r, plan.Shape(), plan.Tokens, imageSizes)
+	want := plan.Shape()
+	padded, err := unpad(&r, want)
+	if err != nil {
+		return family.Summary{}, err
+	}
+	s, err := family.CheckPlanes(r, want, plan.Tokens, imageSizes)
 	s.Notes = append(s.Notes, fmt.Sprintf("image_sizes %dx%d", hw[0], hw[1]))
+	if padded != nil {
+		s.Unpadded = len(r.Primary.Data)
+		s.Notes = append(s.Notes, fmt.Sprintf("padded to %d tiles", padded[1]))
+	}
 	return s, err
+}
+
+// unpad drops the tiles that pad r's pixels to a batch's largest item (a
+// batched [1, tiles, 3, h, w] input, as Hugging Face's processor pads a
+// batch and vLLM's model drops by image_sizes): r's primary becomes the
+// item's own want-shaped pixels, and the padded shape is returned (nil
+// when there was no padding). Padding must be zeros.
+func unpad(r *family.Received, want []int) ([]int, error) {
+	got := r.Primary.Shape
+	if len(got) != len(want) || len(got) < 2 || got[1] <= want[1] || !slices.Equal(got[2:], want[2:]) || got[0] != want[0] {
+		return nil, nil
+	}
+	n, err := tensor.ByteSize(r.Primary.DType, want)
+	if all, err2 := tensor.ByteSize(r.Primary.DType, got); err != nil || err2 != nil || all != len(r.Primary.Data) {
+		return nil, nil // not pixels of its shape: the shape check refuses it
+	}
+	if slices.ContainsFunc(r.Primary.Data[n:], func(b byte) bool { return b != 0 }) {
+		return nil, fmt.Errorf("pixels %v padded beyond the item's %v with non-zero values", got, want)
+	}
+	r.Primary.Shape, r.Primary.Data = want, r.Primary.Data[:n]
+	return got, nil
 }

@@ -2,6 +2,7 @@ package llavanext
 
 import (
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/mmgate/mmgate/family"
@@ -46,4 +47,36 @@ func TestCheckReceived(t *testing.T) {
 		{"tokens", func(r *family.Received) { r.Tokens-- }, "placeholder tokens"},
 		{"extra side", func(r *family.Received) { r.Side = append(r.Side, family.GridTensor("g", [3]int64{1, 1, 1})) }, "unexpected side tensor g"},
 	})
+}
+
+// A batched input padded to a larger item's tiles (as the gateway stacks
+// LLaVA-NeXT images for vLLM and SGLang) is the item's own pixels followed
+// by zeros: those are the item, the worker fingerprints them alone; any
+// other padding is refused.
+func TestCheckReceivedPadded(t *testing.T) {
+	m, _, plan := familytest.Planned(t, "llava-next", "llava-next", 1000, 600, New())
+	want := plan.Shape() // 1x5x3x336x336
+	own, err := tensor.ByteSize(tensor.Float32, want)
+	if err != nil {
+		t.Fatal(err)
+	}
+	padded := append([]int{1, want[1] + 2}, want[2:]...)
+	data := make([]byte, own/want[1]*padded[1])
+	for i := range own {
+		data[i] = 1
+	}
+	r := family.Received{Modality: vision.Image, Tokens: plan.Tokens, Side: m.SideTensors(family.ImageItem(plan)),
+		Primary: tensor.Tensor{DType: tensor.Float32, Shape: padded, Data: data}}
+	s, err := m.CheckReceived(r)
+	if err != nil || s.Head != "shape 1x5x3x336x336" || s.Unpadded != own || !reflect.DeepEqual(s.Notes, []string{"image_sizes 600x1000", "padded to 7 tiles"}) {
+		t.Errorf("padded: %+v, %v", s, err)
+	}
+	if s, err := m.CheckReceived(family.Received{Modality: vision.Image, Tokens: plan.Tokens, Side: r.Side,
+		Primary: tensor.Tensor{DType: tensor.Float32, Shape: want, Data: data[:own]}}); err != nil || s.Unpadded != 0 {
+		t.Errorf("unpadded: %+v, %v", s, err)
+	}
+	data[len(data)-1] = 1
+	if _, err := m.CheckReceived(r); err == nil || !strings.Contains(err.Error(), "non-zero") {
+		t.Errorf("non-zero padding: %v", err)
+	}
 }
