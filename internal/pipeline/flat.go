@@ -3,16 +3,20 @@ package pipeline
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/mmgate/mmgate/engine"
 	"github.com/mmgate/mmgate/engine/protocol"
+	"github.com/mmgate/mmgate/family"
 	"github.com/mmgate/mmgate/internal/cpupool"
 	"github.com/mmgate/mmgate/internal/imageprep"
 	"github.com/mmgate/mmgate/internal/videoprep"
 	"github.com/mmgate/mmgate/media/fetch"
 	"github.com/mmgate/mmgate/prompt"
 	"github.com/mmgate/mmgate/shm"
+	"github.com/mmgate/mmgate/tensor"
 	"github.com/mmgate/mmgate/vision"
 )
 
@@ -21,6 +25,11 @@ type slot struct {
 	pr    prepared
 	media *fetch.Media // the bytes; given back once processed unless kept as raw
 	n     int          // bytes of its encoder input
+	// shape is the encoder input's shape as placed and room its bytes:
+	// the planned shape and n, or more for an item padded to the batch's
+	// largest (padBatch).
+	shape []int
+	room  int
 	// fill processes the item into dst (exactly n bytes) and completes its
 	// slot's pr.
 	fill func(ctx context.Context, s *slot, dst []byte) error
@@ -61,9 +70,13 @@ func (p *Pipeline) prepareFlat(ctx context.Context, j *mediaJob, plan *prompt.Pl
 	if err := g.Wait(); err != nil {
 		return nil, err
 	}
+	layout := j.a.Model.Layout(modalityOf(plan.Media[0]))
+	if err := padBatch(slots, layout, j.dt); err != nil {
+		return nil, err
+	}
 	total := 0
 	for _, s := range slots {
-		total += s.n
+		total += s.room
 	}
 	buf, err := j.batch.Place(j.route, total, plan.Media[0].Modality.String())
 	if err != nil {
@@ -80,19 +93,12 @@ func (p *Pipeline) prepareFlat(ctx context.Context, j *mediaJob, plan *prompt.Pl
 	off := 0
 	for i := range slots {
 		pr := slots[i].pr
-		name := j.a.Model.Layout(vision.Image).Primary
-		if pr.video != nil {
-			name = j.a.Model.Layout(vision.Video).Primary
-		}
-		pr.input = protocol.Tensor{Name: name, DType: j.dt, Shape: pr.plan.Shape(), Payload: subPayload(whole, off, slots[i].n)}
-		if pr.video != nil {
-			pr.input.Shape = pr.video.Shape()
-		}
+		pr.input = protocol.Tensor{Name: layout.Primary, DType: j.dt, Shape: slots[i].shape, Payload: subPayload(whole, off, slots[i].room)}
 		pr.path, pr.side = buf.Path(), j.a.Model.SideTensors(pr.item())
 		if j.raw {
 			pr.raw = slots[i].media
 		}
-		off += slots[i].n
+		off += slots[i].room
 		out[i] = pr
 		p.m.media.WithLabelValues(plan.Media[i].Modality.String(), "ok").Inc()
 	}
@@ -100,17 +106,64 @@ func (p *Pipeline) prepareFlat(ctx context.Context, j *mediaJob, plan *prompt.Pl
 }
 
 // fillSlots processes every slot into its consecutive range of dst, in
-// parallel. The ranges keep dst's capacity, so that joined inputs can be
+// parallel, and zeroes the padding after it (a reused segment holds old
+// bytes). The ranges keep dst's capacity, so that joined inputs can be
 // one slice again (smgwire.Join).
 func fillSlots(ctx context.Context, slots []slot, dst []byte) error {
 	g, gctx := errgroup.WithContext(ctx)
 	off := 0
 	for i := range slots {
-		part := dst[off : off+slots[i].n]
-		off += slots[i].n
-		g.Go(func() error { return slots[i].fill(gctx, &slots[i], part) })
+		part := dst[off : off+slots[i].room]
+		off += slots[i].room
+		g.Go(func() error {
+			clear(part[slots[i].n:])
+			return slots[i].fill(gctx, &slots[i], part[:slots[i].n])
+		})
 	}
 	return g.Wait()
+}
+
+// padBatch sets each slot's placed shape and room. An encoder input
+// batched by item (no sizes tensor) is one tensor of the items' inputs
+// stacked, so they must have one shape: items that differ only in dim 1
+// (LLaVA-NeXT's [1, tiles, 3, h, w]) are padded to the largest with
+// zeros, as Hugging Face's processor pads a batch and SMG sends it to
+// vLLM and SGLang (vLLM's model drops the padding by each item's
+// image_sizes); inputs that differ otherwise cannot be joined.
+func padBatch(slots []slot, l family.Layout, dt tensor.DType) error {
+	for i := range slots {
+		slots[i].room = slots[i].n
+	}
+	if l.Sizes != "" || len(slots) < 2 {
+		return nil
+	}
+	padded := slices.Clone(slots[0].shape)
+	for _, s := range slots[1:] {
+		switch {
+		case slices.Equal(s.shape, padded):
+		case len(s.shape) < 2 || len(s.shape) != len(padded) || s.shape[0] != padded[0] || !slices.Equal(s.shape[2:], padded[2:]):
+			return fmt.Errorf("pipeline: %s inputs of shapes %v and %v cannot be stacked into one tensor for this worker: %w",
+				l.Primary, slots[0].shape, s.shape, engine.ErrUnsupportedParam)
+		default:
+			padded[1] = max(padded[1], s.shape[1])
+		}
+	}
+	room, err := tensor.ByteSize(dt, padded)
+	if err != nil {
+		return fmt.Errorf("pipeline: %s: %w", l.Primary, err)
+	}
+	for i := range slots {
+		slots[i].shape, slots[i].room = padded, room
+	}
+	return nil
+}
+
+// modalityOf is the vision modality of a planned item.
+func modalityOf(it prompt.MediaItem) vision.Modality {
+	if it.Modality == prompt.Video {
+		return vision.Video
+	}
+	return vision.Image
 }
 
 // subPayload is the range [off, off+n) of a sealed destination.
@@ -138,7 +191,7 @@ func (p *Pipeline) planImage(ctx context.Context, j *mediaJob, item prompt.Media
 		key := tensorKey(s.pr.hash, j.a.ProcessorKey, j.ov, j.dt)
 		if c, ok := p.cache.get(key); ok {
 			p.m.cacheHits.Inc()
-			s.pr.plan, s.n = c.plan, len(c.data)
+			s.pr.plan, s.n, s.shape = c.plan, len(c.data), c.plan.Shape()
 			s.fill = func(_ context.Context, _ *slot, dst []byte) error { cpupool.Copy(dst, c.data); return nil }
 			return
 		}
@@ -146,7 +199,7 @@ func (p *Pipeline) planImage(ctx context.Context, j *mediaJob, item prompt.Media
 			err = fmt.Errorf("%s: %w", item.Param, err)
 			return
 		}
-		s.n = s.pr.plan.Bytes(j.dt)
+		s.n, s.shape = s.pr.plan.Bytes(j.dt), s.pr.plan.Shape()
 		s.fill = p.imageFill(j, item, s.media.Bytes, key)
 	}
 	if item.Scheme() != "data" {
@@ -204,7 +257,7 @@ func (p *Pipeline) planVideo(ctx context.Context, j *mediaJob, item prompt.Media
 	if err != nil {
 		return s, fmt.Errorf("%s: %w", item.Param, err)
 	}
-	s.n = vp.Bytes(j.dt)
+	s.n, s.shape = vp.Bytes(j.dt), vp.Shape()
 	data := s.media.Bytes
 	s.fill = func(ctx context.Context, s *slot, dst []byte) error {
 		// The decode plans again and may first size a buffer from the
