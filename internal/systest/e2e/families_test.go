@@ -64,9 +64,10 @@ func parts(text string) []openai.ChatCompletionContentPartTextParam {
 }
 
 // familyProtocols are the engine protocols the family tests run over: the
-// name and the reference worker's extra flags. The reference worker speaks
-// TokenSpeed; vLLM and SGLang join this list (with the worker flag that
-// selects them) once it serves those protocols too.
+// name and the reference worker's extra flags. vLLM and SGLang get float32
+// pixels with the items stacked by the family's layout (LLaVA-NeXT's tiles
+// padded to the larger image's), SGLang also each image's encoded bytes.
+// Every family here takes images only, which all three carry.
 func familyProtocols() []struct {
 	name   string
 	worker []string
@@ -74,7 +75,7 @@ func familyProtocols() []struct {
 	return []struct {
 		name   string
 		worker []string
-	}{{"tokenspeed", nil}}
+	}{{"tokenspeed", nil}, {"vllm", []string{"--protocol", "vllm"}}, {"sglang", []string{"--protocol", "sglang"}}}
 }
 
 // TestFamilies serves each model family from its fixture folder through
@@ -82,15 +83,18 @@ func familyProtocols() []struct {
 // every protocol of familyProtocols: one image, then two images after a
 // system message and a previous turn. The worker reports each item as the
 // family's CheckReceived saw it; its shape or grid and its digest must be
-// those of `mmgate preprocess --hash` in the worker's dtype, and the
-// prompt the worker received must be the one `mmgate render` makes.
+// those of `mmgate preprocess --hash` in the worker's dtype (LLaVA-NeXT's
+// images, stacked for vLLM and SGLang, padded to the larger one's tiles),
+// an SGLang worker's digest of each image's encoded bytes that of the file
+// sent, and the prompt the worker received must be the one `mmgate render`
+// makes.
 func TestFamilies(t *testing.T) {
 	for _, p := range familyProtocols() {
-		t.Run(p.name, func(t *testing.T) { testFamilies(t, p.worker) })
+		t.Run(p.name, func(t *testing.T) { testFamilies(t, p.name, p.worker) })
 	}
 }
 
-func testFamilies(t *testing.T, workerFlags []string) {
+func testFamilies(t *testing.T, protocol string, workerFlags []string) {
 	photo := jpegFile(t, 640, 480, 3)
 	wide := jpegFile(t, 1400, 500, 4)
 	for _, tc := range []struct{ folder, name string }{
@@ -120,6 +124,12 @@ func testFamilies(t *testing.T, workerFlags []string) {
 					t.Errorf("request %d: the worker received\n%s\nwant (mmgate render) %s", i, reply, want)
 				}
 				checkFamilyReply(t, dir, reply, files[i])
+				if protocol == "sglang" {
+					checkEncoded(t, reply, files[i])
+				}
+				if padded := strings.Contains(reply, "padded to"); padded != (i == 1 && tc.folder == "llava-next" && protocol != "tokenspeed") {
+					t.Errorf("request %d: padding reported: %v\n%s", i, padded, reply)
+				}
 			}
 		})
 	}
@@ -167,6 +177,25 @@ func checkFamilyReply(t *testing.T, dir, reply string, files []string) {
 		want := preprocessLine(t, dir, m[3], files[k])
 		if m[2] != head(want) || m[5] != want["sha256"] {
 			t.Errorf("item %d: %q %s, want %q %s (mmgate preprocess --dtype %s)", k+1, m[2], m[5], head(want), want["sha256"], m[3])
+		}
+	}
+}
+
+// checkEncoded compares an SGLang worker's digests of the encoded image
+// bytes it received with the files sent, in order.
+func checkEncoded(t *testing.T, reply string, files []string) {
+	t.Helper()
+	got := regexp.MustCompile(`encoded \d+ bytes, sha256 ([0-9a-f]{64})`).FindAllStringSubmatch(reply, -1)
+	if len(got) != len(files) {
+		t.Fatalf("%d encoded digests for %d images:\n%s", len(got), len(files), reply)
+	}
+	for k, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if sum := fmt.Sprintf("%x", sha256.Sum256(b)); got[k][1] != sum {
+			t.Errorf("item %d: encoded bytes %s, file %s", k+1, got[k][1], sum)
 		}
 	}
 }
@@ -244,17 +273,16 @@ func TestUnknownMediaModel(t *testing.T) {
 	}
 }
 
-// A GLM-4V video through the gateway: the worker receives its grid and the
-// pixels of `mmgate preprocess`, with one run of <|video|> per temporal
-// group inside the video's replacement.
+// A GLM-4V video through the gateway over each protocol that carries
+// videos (TokenSpeed, vLLM): the worker receives its grid and the pixels
+// of `mmgate preprocess`, with one run of <|video|> per temporal group
+// inside the video's replacement. SGLang's protocol carries images only:
+// a clear 400.
 func TestGLMVideo(t *testing.T) {
 	if _, err := exec.LookPath("ffmpeg"); err != nil {
 		t.Skip("ffmpeg is not installed")
 	}
 	dir := tokenizertest.ModelDir(t, "glm-4.1v")
-	shm := shmDir(t)
-	w, _ := procs.Worker(t, binary, shm, "--model", dir, "--served-model-name", "glm")
-	url, _ := procs.Gateway(t, binary, shm, "--model", dir, "--worker", w)
 	clip := "../../../media/video/testdata/h264_moov_end.mp4"
 	data, err := os.ReadFile(clip)
 	if err != nil {
@@ -263,18 +291,31 @@ func TestGLMVideo(t *testing.T) {
 	body := `{"model": "glm", "messages": [{"role": "user", "content": [
 		{"type": "video_url", "video_url": {"url": "data:video/mp4;base64,` + base64.StdEncoding.EncodeToString(data) + `"}},
 		{"type": "text", "text": "What happens?"}]}]}`
-	c := client(url)
-	resp, err := c.Chat.Completions.New(ctxT(t), openai.ChatCompletionNewParams{}, option.WithRequestBody("application/json", []byte(body)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	reply := resp.Choices[0].Message.Content
-	m := regexp.MustCompile(`video 1: grid (\d+x\d+x\d+), (\w+) via \w+, sha256 ([0-9a-f]{64})`).FindStringSubmatch(reply)
-	if m == nil {
-		t.Fatalf("reply %q", reply)
-	}
-	want := preprocessLine(t, dir, m[2], clip)
-	if "grid "+m[1] != head(want) || m[3] != want["sha256"] {
-		t.Errorf("reply %q, want %s %s", reply, head(want), want["sha256"])
+	for _, p := range familyProtocols() {
+		t.Run(p.name, func(t *testing.T) {
+			shm := shmDir(t)
+			w, _ := procs.Worker(t, binary, shm, append([]string{"--model", dir, "--served-model-name", "glm"}, p.worker...)...)
+			url, _ := procs.Gateway(t, binary, shm, "--model", dir, "--worker", w)
+			if p.name == "sglang" {
+				if msg := chatRaw(t, url, body, 400); !strings.Contains(msg, "sglang: [image]") {
+					t.Errorf("a video for SGLang: %s", msg)
+				}
+				return
+			}
+			c := client(url)
+			resp, err := c.Chat.Completions.New(ctxT(t), openai.ChatCompletionNewParams{}, option.WithRequestBody("application/json", []byte(body)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			reply := resp.Choices[0].Message.Content
+			m := regexp.MustCompile(`video 1: grid (\d+x\d+x\d+), (\w+) via \w+, sha256 ([0-9a-f]{64})`).FindStringSubmatch(reply)
+			if m == nil {
+				t.Fatalf("reply %q", reply)
+			}
+			want := preprocessLine(t, dir, m[2], clip)
+			if "grid "+m[1] != head(want) || m[3] != want["sha256"] {
+				t.Errorf("reply %q, want %s %s", reply, head(want), want["sha256"])
+			}
+		})
 	}
 }
