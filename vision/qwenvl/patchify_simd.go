@@ -29,20 +29,16 @@ func simdLayout(l layout) bool {
 
 // eachPatch calls fn for the patches of merged block rows [bh0, bh1) in
 // output row order, with the byte offset of the patch's row in the output
-// (rows of rowBytes) and its top-left source pixel (row y0, byte x0).
+// (rows of rowBytes) and its top-left source pixel (row y0, byte x0). Row
+// r = ((bh·(gw/m) + bw)·m + mh)·m + mw holds the patch whose top-left
+// pixel is ((bh·m+mh)·p, (bw·m+mw)·p).
 func eachPatch(l layout, rowBytes, bh0, bh1 int, fn func(off, y0, x0 int)) {
 	p, m := l.p, l.m
-	off := bh0 * l.blockRows() * rowBytes
-	for bh := bh0; bh < bh1; bh++ {
-		for bw := 0; bw < l.gw/m; bw++ {
-			for mh := 0; mh < m; mh++ {
-				y0 := (bh*m + mh) * p
-				for mw := 0; mw < m; mw++ {
-					fn(off, y0, (bw*m+mw)*p*3)
-					off += rowBytes
-				}
-			}
-		}
+	perBlockRow := l.blockRows()
+	for r := bh0 * perBlockRow; r < bh1*perBlockRow; r++ {
+		mw, mh := r%m, r/m%m
+		bw, bh := r/(m*m)%(l.gw/m), r/perBlockRow
+		fn(r*rowBytes, (bh*m+mh)*p, (bw*m+mw)*p*3)
 	}
 }
 
@@ -62,7 +58,7 @@ func patchify32Auto(dst []byte, pix []uint8, stride int, l layout, lut *[3][256]
 	pp := l.p * l.p
 	plane := l.tau * pp * 4
 	eachPatch(l, 3*plane, bh0, bh1, func(off, y0, x0 int) {
-		lutPatch32(&dst[off], &pix[y0*stride+x0], stride, l.p, plane, l.tau, pp*4, lut)
+		lutPatch(&dst[off], &pix[y0*stride+x0], stride, l.p, plane, l.tau, pp*4, lut, 4)
 	})
 }
 
@@ -76,7 +72,7 @@ func patchify16Auto(dst []byte, pix []uint8, stride int, l layout, lut *[3][256]
 	pp := l.p * l.p
 	plane := l.tau * pp * 2
 	eachPatch(l, 3*plane, bh0, bh1, func(off, y0, x0 int) {
-		lutPatch16(&dst[off], &pix[y0*stride+x0], stride, l.p, plane, l.tau, pp*2, &wide)
+		lutPatch(&dst[off], &pix[y0*stride+x0], stride, l.p, plane, l.tau, pp*2, &wide, 2)
 	})
 }
 
@@ -106,7 +102,7 @@ func patchifyGroup32Auto(dst []byte, frames []*imaging.RGB, l layout, lut *[3][2
 	eachPatch(l, 3*l.tau*plane, 0, l.gh/l.m, func(off, y0, x0 int) {
 		for ti, f := range frames {
 			stride := f.Width * 3
-			lutPatch32(&dst[off+ti*plane], &f.Pix[y0*stride+x0], stride, l.p, l.tau*plane, 1, 0, lut)
+			lutPatch(&dst[off+ti*plane], &f.Pix[y0*stride+x0], stride, l.p, l.tau*plane, 1, 0, lut, 4)
 		}
 	})
 }
@@ -123,7 +119,7 @@ func patchifyGroup16Auto(dst []byte, frames []*imaging.RGB, l layout, lut *[3][2
 	eachPatch(l, 3*l.tau*plane, 0, l.gh/l.m, func(off, y0, x0 int) {
 		for ti, f := range frames {
 			stride := f.Width * 3
-			lutPatch16(&dst[off+ti*plane], &f.Pix[y0*stride+x0], stride, l.p, l.tau*plane, 1, 0, &wide)
+			lutPatch(&dst[off+ti*plane], &f.Pix[y0*stride+x0], stride, l.p, l.tau*plane, 1, 0, &wide, 2)
 		}
 	})
 }

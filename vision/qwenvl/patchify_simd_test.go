@@ -53,83 +53,79 @@ func garbage(rng *rand.Rand, n int) []byte {
 	return b
 }
 
-// TestPatchifyAutoMatchesPortable: the image kernels with the vector path
-// write exactly what the portable ones write, for random tables, images,
-// strides, geometries and bands of block rows.
-func TestPatchifyAutoMatchesPortable(t *testing.T) {
-	rng := rand.New(rand.NewPCG(17, 1))
+// agree runs a portable kernel and its dispatched form on copies of the same
+// random n-byte destination and fails t where they differ.
+func agree(t *testing.T, rng *rand.Rand, n int, what string, portable, auto func(dst []byte)) {
+	t.Helper()
+	want := garbage(rng, n)
+	got := bytes.Clone(want)
+	portable(want)
+	auto(got)
+	if !bytes.Equal(got, want) {
+		t.Fatalf("%s: differs at byte %d", what, firstDiff(got, want))
+	}
+}
+
+// forRandomCases runs check on n random layouts with random tables (seeded
+// with seed); check reports whether the vector kernel took the case, which
+// it must wherever it exists and the patch is wide enough. It fails t
+// unless at least min cases ran the vector kernel on a CPU that has it.
+func forRandomCases(t *testing.T, seed uint64, n, min int, check func(i int, rng *rand.Rand, l layout, t32 *[3][256]uint32, t16 *[3][256]uint16) bool) {
+	rng := rand.New(rand.NewPCG(17, seed))
 	vector := 0
-	for i := range 400 {
+	for i := range n {
 		l := randomLayout(rng)
 		t32, t16 := randomTables(rng)
-		pix, stride := randomImage(rng, l)
-		nb := l.gh / l.m
-		bh0 := rng.IntN(nb + 1)
-		bh1 := bh0 + rng.IntN(nb-bh0+1)
-		if imageSIMD(make([]byte, l.gh*l.gw*l.cols()*4), pix, stride, l, 4, bh0, bh1) {
+		if check(i, rng, l, t32, t16) {
 			vector++
 		} else if haveSIMD() && l.p >= minSIMDPatch {
 			t.Fatalf("case %d %+v: the vector kernel was not chosen", i, l)
 		}
-		for _, es := range []int{4, 2} {
-			n := l.gh * l.gw * l.cols() * es
-			want := garbage(rng, n)
-			got := bytes.Clone(want)
-			if es == 4 {
-				patchify32(want, pix, stride, l, t32, bh0, bh1)
-				patchify32Auto(got, pix, stride, l, t32, bh0, bh1)
-			} else {
-				patchify16(want, pix, stride, l, t16, bh0, bh1)
-				patchify16Auto(got, pix, stride, l, t16, bh0, bh1)
-			}
-			if !bytes.Equal(got, want) {
-				t.Fatalf("case %d %+v stride %d bands [%d,%d) %d-byte: differs at byte %d", i, l, stride, bh0, bh1, es, firstDiff(got, want))
-			}
-		}
 	}
-	if haveSIMD() && vector < 200 {
-		t.Fatalf("only %d cases ran the vector kernel", vector)
+	if haveSIMD() && vector < min {
+		t.Fatalf("only %d of %d cases ran the vector kernel", vector, n)
 	}
-	t.Logf("vector kernel in %d of 400 cases (available: %v)", vector, haveSIMD())
+	t.Logf("vector kernel in %d of %d cases (available: %v)", vector, n, haveSIMD())
+}
+
+// TestPatchifyAutoMatchesPortable: the image kernels with the vector path
+// write exactly what the portable ones write, for random tables, images,
+// strides, geometries and bands of block rows.
+func TestPatchifyAutoMatchesPortable(t *testing.T) {
+	forRandomCases(t, 1, 400, 200, func(i int, rng *rand.Rand, l layout, t32 *[3][256]uint32, t16 *[3][256]uint16) bool {
+		pix, stride := randomImage(rng, l)
+		nb := l.gh / l.m
+		bh0 := rng.IntN(nb + 1)
+		bh1 := bh0 + rng.IntN(nb-bh0+1)
+		what := fmt.Sprintf("case %d %+v stride %d bands [%d,%d)", i, l, stride, bh0, bh1)
+		agree(t, rng, l.gh*l.gw*l.cols()*4, what+" float32",
+			func(d []byte) { patchify32(d, pix, stride, l, t32, bh0, bh1) },
+			func(d []byte) { patchify32Auto(d, pix, stride, l, t32, bh0, bh1) })
+		agree(t, rng, l.gh*l.gw*l.cols()*2, what+" 16-bit",
+			func(d []byte) { patchify16(d, pix, stride, l, t16, bh0, bh1) },
+			func(d []byte) { patchify16Auto(d, pix, stride, l, t16, bh0, bh1) })
+		return imageSIMD(make([]byte, l.gh*l.gw*l.cols()*4), pix, stride, l, 4, bh0, bh1)
+	})
 }
 
 // TestPatchifyGroupAutoMatchesPortable: the same for the temporal groups of
 // a video, frames of random widths at least the layout's.
 func TestPatchifyGroupAutoMatchesPortable(t *testing.T) {
-	rng := rand.New(rand.NewPCG(17, 2))
-	vector := 0
-	for i := range 300 {
-		l := randomLayout(rng)
-		t32, t16 := randomTables(rng)
+	forRandomCases(t, 2, 300, 150, func(i int, rng *rand.Rand, l layout, t32 *[3][256]uint32, t16 *[3][256]uint16) bool {
 		w, h := l.gw*l.p+rng.IntN(3), l.gh*l.p+rng.IntN(3)
 		frames := make([]*imaging.RGB, 1+rng.IntN(l.tau))
 		for k := range frames {
 			frames[k] = &imaging.RGB{Pix: garbage(rng, w*h*3), Width: w, Height: h}
 		}
-		if groupSIMD(make([]byte, l.gh*l.gw*l.cols()*4), frames, l, 4) {
-			vector++
-		} else if haveSIMD() && l.p >= minSIMDPatch {
-			t.Fatalf("case %d %+v: the vector kernel was not chosen", i, l)
-		}
-		for _, es := range []int{4, 2} {
-			n := l.gh * l.gw * l.cols() * es
-			want := garbage(rng, n)
-			got := bytes.Clone(want)
-			if es == 4 {
-				patchifyGroup32(want, frames, l, t32)
-				patchifyGroup32Auto(got, frames, l, t32)
-			} else {
-				patchifyGroup16(want, frames, l, t16)
-				patchifyGroup16Auto(got, frames, l, t16)
-			}
-			if !bytes.Equal(got, want) {
-				t.Fatalf("case %d %+v %d frames %dx%d %d-byte: differs at byte %d", i, l, len(frames), w, h, es, firstDiff(got, want))
-			}
-		}
-	}
-	if haveSIMD() && vector < 150 {
-		t.Fatalf("only %d cases ran the vector kernel", vector)
-	}
+		what := fmt.Sprintf("case %d %+v %d frames %dx%d", i, l, len(frames), w, h)
+		agree(t, rng, l.gh*l.gw*l.cols()*4, what+" float32",
+			func(d []byte) { patchifyGroup32(d, frames, l, t32) },
+			func(d []byte) { patchifyGroup32Auto(d, frames, l, t32) })
+		agree(t, rng, l.gh*l.gw*l.cols()*2, what+" 16-bit",
+			func(d []byte) { patchifyGroup16(d, frames, l, t16) },
+			func(d []byte) { patchifyGroup16Auto(d, frames, l, t16) })
+		return groupSIMD(make([]byte, l.gh*l.gw*l.cols()*4), frames, l, 4)
+	})
 }
 
 // TestPatchifyAutoPresets: the model presets' own tables and geometries
@@ -144,22 +140,14 @@ func TestPatchifyAutoPresets(t *testing.T) {
 		l := layout{p: c.PatchSize, m: c.MergeSize, tau: c.TemporalPatchSize, gh: 3 * c.MergeSize, gw: 5 * c.MergeSize}
 		img := synthRGB(l.gw*l.p+f-1, l.gh*l.p+f-1, 7)
 		stride := img.Stride()
-		for _, es := range []int{4, 2} {
-			t.Run(fmt.Sprintf("%s/%d", preset, es), func(t *testing.T) {
-				n := l.gh * l.gw * l.cols() * es
-				want := garbage(rng, n)
-				got := bytes.Clone(want)
-				if es == 4 {
-					patchify32(want, img.Pix, stride, l, &p.norm.bits, 0, l.gh/l.m)
-					patchify32Auto(got, img.Pix, stride, l, &p.norm.bits, 0, l.gh/l.m)
-				} else {
-					patchify16(want, img.Pix, stride, l, &p.norm.bf16, 0, l.gh/l.m)
-					patchify16Auto(got, img.Pix, stride, l, &p.norm.bf16, 0, l.gh/l.m)
-				}
-				if !bytes.Equal(got, want) {
-					t.Fatalf("differs at byte %d", firstDiff(got, want))
-				}
-			})
+		nb := l.gh / l.m
+		agree(t, rng, l.gh*l.gw*l.cols()*4, preset+" float32",
+			func(d []byte) { patchify32(d, img.Pix, stride, l, &p.norm.bits, 0, nb) },
+			func(d []byte) { patchify32Auto(d, img.Pix, stride, l, &p.norm.bits, 0, nb) })
+		for _, lut := range []*[3][256]uint16{&p.norm.bf16, &p.norm.f16} {
+			agree(t, rng, l.gh*l.gw*l.cols()*2, preset+" 16-bit",
+				func(d []byte) { patchify16(d, img.Pix, stride, l, lut, 0, nb) },
+				func(d []byte) { patchify16Auto(d, img.Pix, stride, l, lut, 0, nb) })
 		}
 	}
 }
