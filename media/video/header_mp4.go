@@ -84,10 +84,9 @@ func mp4Header(data []byte) (Info, bool) {
 	for _, bx := range top {
 		switch bx.typ {
 		case "moov":
-			if moov != nil {
+			if !once(&moov, bx.body) {
 				return Info{}, false
 			}
-			moov = bx.body
 		case "moof", "hoov", "cmov":
 			return Info{}, false
 		}
@@ -106,10 +105,9 @@ func mp4Header(data []byte) (Info, bool) {
 	for _, bx := range kids {
 		switch bx.typ {
 		case "mvhd":
-			if mvhd != nil {
+			if !once(&mvhd, bx.body) {
 				return Info{}, false
 			}
-			mvhd = bx.body
 		case "trak":
 			t, ok := mp4ReadTrak(bx.body)
 			if !ok {
@@ -237,10 +235,9 @@ func mp4ReadTrak(b []byte) (t mp4Track, ok bool) {
 				return t, false
 			}
 		case "mdia":
-			if mdia != nil {
+			if !once(&mdia, bx.body) {
 				return t, false
 			}
-			mdia = bx.body
 		case "tref":
 			refs, ok := mp4Boxes(bx.body, false)
 			if !ok {
@@ -317,10 +314,9 @@ func mp4ReadMdia(b []byte, t *mp4Track) bool {
 	var stbl []byte
 	for _, bx := range kids {
 		if bx.typ == "stbl" {
-			if stbl != nil {
+			if !once(&stbl, bx.body) {
 				return false
 			}
-			stbl = bx.body
 		}
 	}
 	return stbl != nil && mp4ReadStbl(stbl, t)
@@ -347,15 +343,13 @@ func mp4ReadStbl(b []byte, t *mp4Track) bool {
 	for _, bx := range kids {
 		switch bx.typ {
 		case "stsd":
-			if stsd != nil {
+			if !once(&stsd, bx.body) {
 				return false
 			}
-			stsd = bx.body
 		case "stts":
-			if stts != nil {
+			if !once(&stts, bx.body) {
 				return false
 			}
-			stts = bx.body
 		}
 	}
 	if stsd == nil || stts == nil || !mp4ReadStsd(stsd, t) {
@@ -430,6 +424,16 @@ func mp4ReadStts(b []byte, t *mp4Track) bool {
 			return false
 		}
 	}
+	return true
+}
+
+// once stores b in *dst; false when *dst was already set (a box that may
+// appear once appeared again).
+func once(dst *[]byte, b []byte) bool {
+	if *dst != nil {
+		return false
+	}
+	*dst = b
 	return true
 }
 
