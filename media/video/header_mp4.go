@@ -248,6 +248,12 @@ func mp4ReadTrak(b []byte) (t mp4Track, ok bool) {
 			}
 		case "trak", "mdat", "moov":
 			return t, false
+		case "udta", "meta":
+			// Cover art here too becomes a stream, numbered before the
+			// tracks that follow.
+			if mp4HasArtwork(bx.body) {
+				return t, false
+			}
 		}
 	}
 	if !t.matrixSeen || mdia == nil {

@@ -88,6 +88,8 @@ var synthClips = []synthClip{
 	{name: "hevc.mp4", args: cat(src("98x66", "10", "0.5"), []string{"-c:v", "libx265", "-x265-params", "log-level=error"}), goRead: true},
 	{name: "hevc_hvc1_444.mp4", args: cat(src("64x48", "12", "0.5"), []string{"-c:v", "libx265", "-pix_fmt", "yuv444p", "-tag:v", "hvc1", "-x265-params", "log-level=error"}), goRead: true},
 	{name: "hevc_422_10.mov", args: cat(src("66x50", "12", "0.5"), []string{"-c:v", "libx265", "-pix_fmt", "yuv422p10le", "-x265-params", "log-level=error"}), goRead: true},
+	{name: "cover.mp4", args: []string{"-f", "lavfi", "-t", "0.5", "-i", "testsrc2=size=64x48:rate=10", "-f", "lavfi", "-t", "0.1",
+		"-i", "color=red:size=32x32", "-map", "0:v", "-map", "1:v", "-c:v:0", "libx264", "-c:v:1", "png", "-disposition:v:1", "attached_pic"}},
 	{name: "fragmented.mp4", args: cat(src("64x48", "10", "1"), x264, []string{"-movflags", "frag_keyframe+empty_moov"})},
 	{name: "mpeg4.mp4", args: cat(src("64x48", "10", "0.5"), []string{"-c:v", "mpeg4"})},
 	{name: "mjpeg.mov", args: cat(src("64x48", "10", "0.5"), []string{"-c:v", "mjpeg"})},
