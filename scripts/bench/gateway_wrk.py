@@ -122,10 +122,13 @@ def summary(a):
     print("isolation: text p99 / image p50 = %.3f (target <= %g: %s)" % (iso, ISOLATION_TARGET, ok(iso <= ISOLATION_TARGET)))
     print("errors:    %d (wrk %s, failed probes %d; required 0: %s)"
           % (errors, json.dumps(g["wrk"]["errors"]), g["text_probe"]["failed"], ok(errors == 0)))
-    json.dump({"commit": a.commit, "images_per_second": g["requests_per_second"], "python_images_per_second": r["images_per_second"],
-               "speedup": round(speed, 3), "speedup_target": SPEEDUP_TARGET, "image_latency_p50_ms": p50,
-               "text_probe_latency_p99_ms": p99, "probe_p99_over_image_p50": round(iso, 4), "isolation_target": ISOLATION_TARGET,
-               "errors": errors}, open(a.out, "w"), indent=1) if a.out else None
+    if a.out:
+        with open(a.out, "w") as f:
+            json.dump({"commit": a.commit, "images_per_second": g["requests_per_second"],
+                       "python_images_per_second": r["images_per_second"], "speedup": round(speed, 3),
+                       "speedup_target": SPEEDUP_TARGET, "image_latency_p50_ms": p50, "text_probe_latency_p99_ms": p99,
+                       "probe_p99_over_image_p50": round(iso, 4), "isolation_target": ISOLATION_TARGET,
+                       "errors": errors}, f, indent=1)
     return 0 if errors == 0 else 1
 
 
