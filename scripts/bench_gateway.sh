@@ -25,7 +25,7 @@
 # when a step failed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-PY=/usr/bin/python3
+. scripts/bench/gateway_lib.sh
 # 1,200 requests: a load of about 6 s, long enough for a few hundred probes.
 IMAGES=${IMAGES:-1200}
 CONCURRENCY=${CONCURRENCY:-8}
@@ -35,26 +35,8 @@ DURATION=${DURATION:-60s}
 # percentile rather than the slowest probe (under 100 probes it is the max).
 PROBE_INTERVAL=${PROBE_INTERVAL:-10ms}
 
-work=$(mktemp -d /tmp/mmgate-bench-gw-XXXXXX)
-shmbase=/dev/shm
-[ -d "$shmbase" ] || shmbase=$work
-shm=$(mktemp -d "$shmbase/mmgate-bench-gw-XXXXXX")
-out=${OUT:-$work}
-mkdir -p "$out"
-gw=""
-cleanup() {
-	if [ -n "$gw" ] && kill -0 "$gw" 2>/dev/null; then
-		kill -TERM "$gw" 2>/dev/null || true
-		wait "$gw" 2>/dev/null || true
-	fi
-	rm -rf "$shm"
-	if [ -z "${OUT:-}" ]; then rm -rf "$work"; fi
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-
-echo "building mmgate…" >&2
-timeout 300 go build -o "$work/mmgate" ./cmd/mmgate
+bench_setup
+bench_build
 
 echo "making $IMAGES images…" >&2
 # Time limits for the Python steps grow with the image count (the reference
@@ -62,23 +44,8 @@ echo "making $IMAGES images…" >&2
 pylimit=$((30 + IMAGES / 8))
 timeout "$pylimit" "$PY" scripts/bench/gateway_images.py --count "$IMAGES" "$work/images"
 
-port=$("$PY" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-url="http://127.0.0.1:$port"
-"$work/mmgate" serve --embedded-worker --embedded-fingerprint crc32c ${SERVE_ARGS:-} \
-	--listen "127.0.0.1:$port" --shm-dir "$shm" --health-interval 200ms \
-	>"$out/serve.log" 2>&1 &
-gw=$!
-ready=""
-for _ in $(seq 1 150); do
-	if curl -fsS "$url/health/ready" >/dev/null 2>&1; then ready=1; break; fi
-	if ! kill -0 "$gw" 2>/dev/null; then break; fi
-	sleep 0.2
-done
-if [ -z "$ready" ]; then
-	echo "bench_gateway.sh: the gateway did not become ready; its log:" >&2
-	cat "$out/serve.log" >&2
-	exit 1
-fi
+# shellcheck disable=SC2086 # SERVE_ARGS holds several flags
+bench_start_gateway ${SERVE_ARGS:-}
 
 echo "load: $REQUESTS requests at concurrency $CONCURRENCY against $url…" >&2
 set +e
@@ -94,9 +61,7 @@ if [ "$rc" -ne 0 ] && [ "$rc" -ne 1 ]; then
 	exit 1
 fi
 
-kill -TERM "$gw" 2>/dev/null || true
-wait "$gw" 2>/dev/null || true
-gw=""
+bench_stop_gateway
 
 echo "Python reference on the same images…" >&2
 timeout "$pylimit" "$PY" scripts/bench/gateway_reference.py "$work/images" >"$out/reference.json"

@@ -28,6 +28,12 @@ type Options struct {
 	// AllowGIF accepts GIF input (an animated GIF decoded as a video). Off by
 	// default: GIF is an image format unless the caller asks otherwise.
 	AllowGIF bool
+
+	// FFprobeHeaders makes Header always run ffprobe. By default the
+	// headers of MP4/MOV and Matroska/WebM files are read in Go where the
+	// parser follows them exactly (header.go), ffprobe otherwise; both give
+	// the same Info.
+	FFprobeHeaders bool
 }
 
 // Defaults of Options.
@@ -95,6 +101,8 @@ type Video struct {
 	path      string // what the child opens
 	container string
 	size      int64
+	head      Info // the headers as read in Go, when headOK
+	headOK    bool
 }
 
 // Open checks the input's size and container and places it where FFmpeg can
@@ -111,7 +119,11 @@ func (d *Decoder) Open(data []byte) (*Video, error) {
 	if err != nil {
 		return nil, fmt.Errorf("video: open: %w", err)
 	}
-	return &Video{d: d, f: f, path: path, container: c, size: int64(len(data))}, nil
+	v := &Video{d: d, f: f, path: path, container: c, size: int64(len(data))}
+	if !d.o.FFprobeHeaders {
+		v.head, v.headOK = parseHeader(data, c)
+	}
+	return v, nil
 }
 
 // Close releases the in-memory copy.
@@ -129,9 +141,15 @@ func (v *Video) Container() string { return v.container }
 // Header reads the headers only and checks the limits: everything but
 // Frames (0) is set, and DeclaredFrames when the container has a count.
 func (v *Video) Header(ctx context.Context) (Info, error) {
-	head, err := v.probe(ctx, false)
-	if err != nil {
-		return Info{}, fmt.Errorf("video: probe: %w", err)
+	if err := ctx.Err(); err != nil {
+		return Info{}, err
+	}
+	head := v.head
+	if !v.headOK {
+		var err error
+		if head, err = v.probe(ctx, false); err != nil {
+			return Info{}, fmt.Errorf("video: probe: %w", err)
+		}
 	}
 	head.Container = v.container
 	if head.Duration == 0 && head.DeclaredFrames > 0 && head.FPS > 0 {

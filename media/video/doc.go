@@ -29,7 +29,15 @@
 //
 // Header reads the headers only (size, rotation, average frame rate,
 // duration, codec and, for MP4 and AVI, the container's declared frame
-// count); Probe adds a pass that decodes every frame to count them. Decode
+// count); Probe adds a pass that decodes every frame to count them. For
+// MP4/MOV and Matroska/WebM files Header reads the boxes or EBML elements
+// in Go (header*.go) and runs ffprobe only for what that reader does not
+// follow exactly (fragmented MP4, cover art, codecs other than H.264, HEVC,
+// VP8 and VP9, flipped or scaled display matrices, Matroska without a
+// duration or default frame duration, and more); its Info equals the one
+// from ffprobe's output field for field, which the tests check against
+// Debian's ffprobe on every test clip and on clips synthesized with FFmpeg.
+// Options.FFprobeHeaders turns it off. Decode
 // decodes every frame once (codecs need their references) and feeds all of
 // them to two outputs: a null output, whose frame count FFmpeg's progress
 // report gives on a pipe (fd 4), and one whose filter (a select filter read

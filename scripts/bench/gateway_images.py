@@ -2,7 +2,9 @@
 """Make a directory of distinct 1280x960 JPEG photos for `mmgate bench gateway`.
 
 Each output is a 4:3 crop window of one of the photographs under
-/usr/share/backgrounds (Debian wallpaper packages), at its own offset and
+/usr/share/backgrounds (Debian wallpaper packages), or, where those packages
+are not installed, of the repository's copies of some of them
+(testdata/photos, provenance in its README), at its own offset and
 scale, resized to 1280x960 with Pillow's LANCZOS filter and saved as a
 baseline JPEG (quality 90, 4:2:0 chroma subsampling). The same arguments
 give the same files; every file differs from the others (checked).
@@ -19,6 +21,7 @@ import sys
 from PIL import Image
 
 SOURCE_ROOT = "/usr/share/backgrounds"
+REPO_PHOTOS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "testdata", "photos")
 MAX_SOURCES = 16
 # Crop scales (fraction of the largest 4:3 window that fits the photo),
 # cycled per pass over the photos.
@@ -45,20 +48,28 @@ PHOTOS = [
 ]
 
 
-def sources(width, height):
-    """The photos of PHOTOS that exist and are at least width x height, at
-    most MAX_SOURCES of them, spread over the whole list."""
+def large_jpegs(paths, width, height):
+    """The paths that are JPEG photos of at least width x height."""
     ok = []
-    for rel in PHOTOS:
-        p = os.path.join(SOURCE_ROOT, rel)
+    for p in paths:
         try:
             with Image.open(p) as im:
                 if im.format == "JPEG" and im.size[0] >= width and im.size[1] >= height:
                     ok.append(p)
         except OSError:
             continue
+    return ok
+
+
+def sources(width, height):
+    """The photos of PHOTOS that exist and are at least width x height (else
+    those of REPO_PHOTOS), at most MAX_SOURCES of them, spread over the
+    whole list."""
+    ok = large_jpegs([os.path.join(SOURCE_ROOT, rel) for rel in PHOTOS], width, height)
     if not ok:
-        sys.exit("gateway_images.py: no JPEG photo of at least %dx%d under %s" % (width, height, SOURCE_ROOT))
+        ok = large_jpegs(sorted(os.path.join(REPO_PHOTOS, n) for n in os.listdir(REPO_PHOTOS)), width, height)
+    if not ok:
+        sys.exit("gateway_images.py: no JPEG photo of at least %dx%d under %s or %s" % (width, height, SOURCE_ROOT, REPO_PHOTOS))
     if len(ok) > MAX_SOURCES:
         step = len(ok) / MAX_SOURCES
         ok = [ok[int(i * step)] for i in range(MAX_SOURCES)]

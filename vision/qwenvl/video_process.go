@@ -407,9 +407,9 @@ func (v *videoSink) writeGroup(g int, frames []*imaging.RGB) {
 	bytesPer := rowsPer * v.l.cols() * es
 	out := v.dst[g*bytesPer : (g+1)*bytesPer]
 	if es == 4 {
-		patchifyGroup32(out, frames, v.l, v.table.Bits32())
+		patchifyGroup32Auto(out, frames, v.l, v.table.Bits32())
 	} else {
-		patchifyGroup16(out, frames, v.l, v.table.Bits16(v.dt))
+		patchifyGroup16Auto(out, frames, v.l, v.table.Bits16(v.dt))
 	}
 }
 

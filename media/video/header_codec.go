@@ -1,0 +1,276 @@
+package video
+
+import "encoding/binary"
+
+// This file answers: what frame size does FFmpeg's decoder report for a
+// stream, read from the stream's own headers? Each function returns ok false
+// for anything outside what it reads exactly as FFmpeg 5.1 does; the caller
+// then asks ffprobe.
+
+// h264HighProfiles are the profile_idc values whose SPS carries chroma and
+// bit-depth fields, as FFmpeg 5.1 lists them.
+var h264HighProfiles = map[uint32]bool{100: true, 110: true, 122: true, 244: true, 44: true, 83: true, 86: true, 118: true, 128: true, 138: true, 144: true}
+
+// avcConfigSize reads the one SPS of an AVCDecoderConfigurationRecord
+// (ISO/IEC 14496-15 avcC, also Matroska's CodecPrivate for H.264) and
+// returns the cropped frame size.
+func avcConfigSize(rec []byte) (w, h int, ok bool) {
+	if len(rec) < 7 || rec[0] != 1 || rec[5]&0x1f != 1 {
+		return 0, 0, false
+	}
+	n := int(binary.BigEndian.Uint16(rec[6:8]))
+	if len(rec) < 8+n || n < 2 || rec[8]&0x1f != 7 {
+		return 0, 0, false
+	}
+	return h264SPSSize(unescapeRBSP(rec[9 : 8+n]))
+}
+
+// h264SPSSize parses an H.264 sequence parameter set (RBSP after the NAL
+// header) as far as the frame cropping.
+func h264SPSSize(rbsp []byte) (w, h int, ok bool) {
+	r := &bitReader{b: rbsp}
+	profile := r.u(8)
+	r.skip(16) // constraint flags, reserved bits, level_idc
+	if r.ue() > 31 {
+		return 0, 0, false
+	}
+	chroma := uint32(1)
+	switch {
+	case h264HighProfiles[profile]:
+		if chroma = r.ue(); chroma > 3 || (chroma == 3 && r.flag()) {
+			return 0, 0, false
+		}
+		luma, cdepth := r.ue(), r.ue()
+		if luma != cdepth || luma > 6 {
+			return 0, 0, false
+		}
+		r.skip(1) // qpprime_y_zero_transform_bypass_flag
+		if r.flag() && !skipScalingLists(r, chroma) {
+			return 0, 0, false
+		}
+	case profile == 134 || profile == 135 || profile == 139:
+		// The standard gives these the chroma fields; FFmpeg 5.1 does not.
+		return 0, 0, false
+	}
+	if r.ue() > 12 { // log2_max_frame_num_minus4
+		return 0, 0, false
+	}
+	switch r.ue() { // pic_order_cnt_type
+	case 0:
+		if r.ue() > 12 {
+			return 0, 0, false
+		}
+	case 1:
+		r.skip(1)
+		r.se()
+		r.se()
+		n := r.ue()
+		if n >= 256 {
+			return 0, 0, false
+		}
+		for range n {
+			r.se()
+		}
+	case 2:
+	default:
+		return 0, 0, false
+	}
+	if r.ue() > 16 { // max_num_ref_frames
+		return 0, 0, false
+	}
+	r.skip(1) // gaps_in_frame_num_value_allowed_flag
+	mbw, mbh := int64(r.ue())+1, int64(r.ue())+1
+	frameOnly := int64(r.u(1))
+	mbh *= 2 - frameOnly
+	if frameOnly == 0 {
+		r.skip(1) // mb_adaptive_frame_field_flag
+	}
+	r.skip(1) // direct_8x8_inference_flag
+	var cl, cr, ct, cb int64
+	if r.flag() {
+		cl, cr, ct, cb = int64(r.ue()), int64(r.ue()), int64(r.ue()), int64(r.ue())
+	}
+	if r.err || mbw*16 > maxSide || mbh*16 > maxSide {
+		return 0, 0, false
+	}
+	stepX, stepY := int64(1), 2-frameOnly
+	if chroma == 1 || chroma == 2 {
+		stepX = 2
+	}
+	if chroma == 1 {
+		stepY *= 2
+	}
+	w64, h64 := 16*mbw-(cl+cr)*stepX, 16*mbh-(ct+cb)*stepY
+	if w64 <= 0 || h64 <= 0 {
+		return 0, 0, false
+	}
+	return int(w64), int(h64), true
+}
+
+// skipScalingLists reads past the SPS scaling lists (8 of them, 12 for
+// 4:4:4): each is absent or a run of delta_scale codes that stops early
+// once the running scale reaches 0.
+func skipScalingLists(r *bitReader, chroma uint32) bool {
+	n := 8
+	if chroma == 3 {
+		n = 12
+	}
+	for i := range n {
+		if !r.flag() {
+			continue
+		}
+		size := 16
+		if i >= 6 {
+			size = 64
+		}
+		last, next := int64(8), int64(8)
+		for range size {
+			if next != 0 {
+				d := r.se()
+				if d < -128 || d > 127 {
+					return false
+				}
+				next = (last + d) & 0xff
+			}
+			if next != 0 {
+				last = next
+			}
+		}
+	}
+	return !r.err
+}
+
+// hevcConfigSize reads the one SPS of an HEVCDecoderConfigurationRecord
+// (hvcC, also Matroska's CodecPrivate for HEVC) and returns the size inside
+// its conformance window.
+func hevcConfigSize(rec []byte) (w, h int, ok bool) {
+	if len(rec) < 23 || rec[0] != 1 {
+		return 0, 0, false
+	}
+	var sps []byte
+	p := rec[23:]
+	for range int(rec[22]) {
+		if len(p) < 3 {
+			return 0, 0, false
+		}
+		typ, count := p[0]&0x3f, int(binary.BigEndian.Uint16(p[1:3]))
+		p = p[3:]
+		for range count {
+			if len(p) < 2 {
+				return 0, 0, false
+			}
+			n := int(binary.BigEndian.Uint16(p))
+			if len(p) < 2+n {
+				return 0, 0, false
+			}
+			if typ == 33 {
+				if sps != nil || n < 3 {
+					return 0, 0, false
+				}
+				sps = p[2 : 2+n]
+			}
+			p = p[2+n:]
+		}
+	}
+	if sps == nil || (sps[0]>>1)&0x3f != 33 {
+		return 0, 0, false
+	}
+	return hevcSPSSize(unescapeRBSP(sps[2:]))
+}
+
+// hevcSPSSize parses an HEVC sequence parameter set (RBSP after the NAL
+// header) as far as the conformance window.
+func hevcSPSSize(rbsp []byte) (w, h int, ok bool) {
+	r := &bitReader{b: rbsp}
+	r.skip(4) // sps_video_parameter_set_id
+	sub := int(r.u(3))
+	r.skip(1)      // sps_temporal_id_nesting_flag
+	r.skip(88 + 8) // general profile, tier and level
+	var profile, level [8]bool
+	for i := range sub {
+		profile[i], level[i] = r.flag(), r.flag()
+	}
+	if sub > 0 {
+		r.skip(2 * (8 - sub))
+	}
+	for i := range sub {
+		if profile[i] {
+			r.skip(88)
+		}
+		if level[i] {
+			r.skip(8)
+		}
+	}
+	if sub > 6 || r.ue() > 15 {
+		return 0, 0, false
+	}
+	chroma := r.ue()
+	if chroma > 3 {
+		return 0, 0, false
+	}
+	if chroma == 3 && r.flag() {
+		chroma = 0 // separate colour planes: coded as monochrome
+	}
+	pw, ph := int64(r.ue()), int64(r.ue())
+	var cl, cr, ct, cb int64
+	if r.flag() {
+		mx, my := int64(1), int64(1)
+		if chroma == 1 || chroma == 2 {
+			mx = 2
+		}
+		if chroma == 1 {
+			my = 2
+		}
+		cl, cr, ct, cb = int64(r.ue())*mx, int64(r.ue())*mx, int64(r.ue())*my, int64(r.ue())*my
+	}
+	// Offsets FFmpeg finds invalid make it show the whole surface: left to
+	// ffprobe, as are sizes beyond the parser's bounds.
+	if r.err || pw <= 0 || ph <= 0 || pw > maxSide || ph > maxSide || cl+cr >= pw || ct+cb >= ph {
+		return 0, 0, false
+	}
+	return int(pw - cl - cr), int(ph - ct - cb), true
+}
+
+// vp8KeyframeSize reads the frame size of a VP8 key frame.
+func vp8KeyframeSize(frame []byte) (w, h int, ok bool) {
+	if len(frame) < 10 || frame[0]&1 != 0 || frame[3] != 0x9d || frame[4] != 0x01 || frame[5] != 0x2a {
+		return 0, 0, false
+	}
+	w = int(binary.LittleEndian.Uint16(frame[6:]) & 0x3fff)
+	h = int(binary.LittleEndian.Uint16(frame[8:]) & 0x3fff)
+	return w, h, w > 0 && h > 0
+}
+
+// vp9KeyframeSize reads the frame size from the uncompressed header of a
+// VP9 key frame.
+func vp9KeyframeSize(frame []byte) (w, h int, ok bool) {
+	r := &bitReader{b: frame}
+	if r.u(2) != 2 { // frame_marker
+		return 0, 0, false
+	}
+	profile := r.u(1)
+	profile |= r.u(1) << 1
+	if profile == 3 {
+		r.skip(1)
+	}
+	if r.flag() || r.flag() { // show_existing_frame, or not a key frame
+		return 0, 0, false
+	}
+	r.skip(2) // show_frame, error_resilient_mode
+	if r.u(24) != 0x498342 {
+		return 0, 0, false
+	}
+	if profile >= 2 {
+		r.skip(1) // ten_or_twelve_bit
+	}
+	if r.u(3) != 7 { // color_space other than RGB
+		r.skip(1) // color_range
+		if profile == 1 || profile == 3 {
+			r.skip(3) // subsampling_x, subsampling_y, reserved_zero
+		}
+	} else if profile == 1 || profile == 3 {
+		r.skip(1)
+	}
+	w, h = int(r.u(16))+1, int(r.u(16))+1
+	return w, h, !r.err
+}

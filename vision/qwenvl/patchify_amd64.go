@@ -1,0 +1,17 @@
+//go:build amd64 && !purego
+
+package qwenvl
+
+import "golang.org/x/sys/cpu"
+
+// haveSIMD reports whether the AVX2 patch kernel can run on this CPU.
+func haveSIMD() bool { return cpu.X86.HasAVX2 }
+
+// lutPatch writes one patch (p rows of p pixels, the first at src, rows
+// stride bytes apart) as table entries of es bytes (4, or 2 for entries
+// below 1<<16): channel c of pixel (py, px) becomes lut[c][v] at
+// dst + c·chanStride + t·copyStride + (py·p + px)·es for each copy
+// t < copies. p ≥ 8 and copies ≥ 1; nothing is bounds checked.
+//
+//go:noescape
+func lutPatch(dst *byte, src *uint8, stride, p, chanStride, copies, copyStride int, lut *[3][256]uint32, es int)

@@ -1,0 +1,12 @@
+//go:build !amd64 || purego
+
+package qwenvl
+
+// haveSIMD reports whether a vector patch kernel exists: not in this build.
+func haveSIMD() bool { return false }
+
+// lutPatch exists only in amd64 builds; haveSIMD keeps it from being
+// called here.
+func lutPatch(dst *byte, src *uint8, stride, p, chanStride, copies, copyStride int, lut *[3][256]uint32, es int) {
+	panic("qwenvl: no vector kernel in this build")
+}

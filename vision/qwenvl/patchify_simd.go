@@ -1,0 +1,136 @@
+package qwenvl
+
+import "github.com/mmgate/mmgate/imaging"
+
+// This file answers: which normalize + patchify kernel runs? The portable
+// kernels (patchify.go, video_process_kernel.go) are the reference; where the
+// CPU has a vector kernel (patchify_amd64.s: AVX2 table gathers) and the
+// geometry suits it, the functions below walk the same output rows and hand
+// each patch to it. Both write the same bytes (patchify_simd_test.go checks
+// them bit for bit on random tables, images and layouts).
+
+// minSIMDPatch is the smallest patch side the vector kernel takes: it
+// converts eight pixels of a patch row at a time, the last eight of a row
+// overlapping the ones before when the side is not a multiple of eight.
+const minSIMDPatch = 8
+
+// imageFits reports whether an image of pix (rows of stride bytes) holds
+// every source pixel of layout l, so that the vector kernel, which is not
+// bounds checked, reads inside it.
+func imageFits(pix []uint8, stride int, l layout) bool {
+	w, h := l.gw*l.p, l.gh*l.p
+	return stride >= 3*w && h > 0 && len(pix) >= (h-1)*stride+3*w
+}
+
+// simdLayout reports whether l suits the vector kernel at all.
+func simdLayout(l layout) bool {
+	return haveSIMD() && l.p >= minSIMDPatch && l.m > 0 && l.tau > 0 && l.gh%l.m == 0 && l.gw%l.m == 0
+}
+
+// eachPatch calls fn for the patches of merged block rows [bh0, bh1) in
+// output row order, with the byte offset of the patch's row in the output
+// (rows of rowBytes) and its top-left source pixel (row y0, byte x0). Row
+// r = ((bh·(gw/m) + bw)·m + mh)·m + mw holds the patch whose top-left
+// pixel is ((bh·m+mh)·p, (bw·m+mw)·p).
+func eachPatch(l layout, rowBytes, bh0, bh1 int, fn func(off, y0, x0 int)) {
+	p, m := l.p, l.m
+	perBlockRow := l.blockRows()
+	for r := bh0 * perBlockRow; r < bh1*perBlockRow; r++ {
+		mw, mh := r%m, r/m%m
+		bw, bh := r/(m*m)%(l.gw/m), r/perBlockRow
+		fn(r*rowBytes, (bh*m+mh)*p, (bw*m+mw)*p*3)
+	}
+}
+
+// imageSIMD reports whether the image kernels may write block rows
+// [bh0, bh1) of layout l, with elements of es bytes, from pix into dst.
+func imageSIMD(dst []byte, pix []uint8, stride int, l layout, es, bh0, bh1 int) bool {
+	return simdLayout(l) && imageFits(pix, stride, l) && 0 <= bh0 && bh0 <= bh1 && bh1 <= l.gh/l.m &&
+		len(dst) >= bh1*l.blockRows()*l.cols()*es
+}
+
+// patchify32Auto is patchify32, with the vector kernel where it applies.
+func patchify32Auto(dst []byte, pix []uint8, stride int, l layout, lut *[3][256]uint32, bh0, bh1 int) {
+	if !imageSIMD(dst, pix, stride, l, 4, bh0, bh1) || bh0 == bh1 {
+		patchify32(dst, pix, stride, l, lut, bh0, bh1)
+		return
+	}
+	pp := l.p * l.p
+	plane := l.tau * pp * 4
+	eachPatch(l, 3*plane, bh0, bh1, func(off, y0, x0 int) {
+		lutPatch(&dst[off], &pix[y0*stride+x0], stride, l.p, plane, l.tau, pp*4, lut, 4)
+	})
+}
+
+// patchify16Auto is patchify16, with the vector kernel where it applies.
+func patchify16Auto(dst []byte, pix []uint8, stride int, l layout, lut *[3][256]uint16, bh0, bh1 int) {
+	if !imageSIMD(dst, pix, stride, l, 2, bh0, bh1) || bh0 == bh1 {
+		patchify16(dst, pix, stride, l, lut, bh0, bh1)
+		return
+	}
+	wide := widen16(lut)
+	pp := l.p * l.p
+	plane := l.tau * pp * 2
+	eachPatch(l, 3*plane, bh0, bh1, func(off, y0, x0 int) {
+		lutPatch(&dst[off], &pix[y0*stride+x0], stride, l.p, plane, l.tau, pp*2, &wide, 2)
+	})
+}
+
+// groupSIMD reports whether the group kernels may write the rows of one
+// temporal group of layout l, with elements of es bytes, from frames into
+// dst. Each frame's rows are Width·3 bytes long, as in the portable kernel.
+func groupSIMD(dst []byte, frames []*imaging.RGB, l layout, es int) bool {
+	if !simdLayout(l) || len(frames) == 0 || len(frames) > l.tau || len(dst) < l.gh*l.gw*l.cols()*es {
+		return false
+	}
+	for _, f := range frames {
+		if f == nil || !imageFits(f.Pix, f.Width*3, l) {
+			return false
+		}
+	}
+	return true
+}
+
+// patchifyGroup32Auto is patchifyGroup32, with the vector kernel where it
+// applies.
+func patchifyGroup32Auto(dst []byte, frames []*imaging.RGB, l layout, lut *[3][256]uint32) {
+	if !groupSIMD(dst, frames, l, 4) {
+		patchifyGroup32(dst, frames, l, lut)
+		return
+	}
+	plane := l.p * l.p * 4
+	eachPatch(l, 3*l.tau*plane, 0, l.gh/l.m, func(off, y0, x0 int) {
+		for ti, f := range frames {
+			stride := f.Width * 3
+			lutPatch(&dst[off+ti*plane], &f.Pix[y0*stride+x0], stride, l.p, l.tau*plane, 1, 0, lut, 4)
+		}
+	})
+}
+
+// patchifyGroup16Auto is patchifyGroup16, with the vector kernel where it
+// applies.
+func patchifyGroup16Auto(dst []byte, frames []*imaging.RGB, l layout, lut *[3][256]uint16) {
+	if !groupSIMD(dst, frames, l, 2) {
+		patchifyGroup16(dst, frames, l, lut)
+		return
+	}
+	wide := widen16(lut)
+	plane := l.p * l.p * 2
+	eachPatch(l, 3*l.tau*plane, 0, l.gh/l.m, func(off, y0, x0 int) {
+		for ti, f := range frames {
+			stride := f.Width * 3
+			lutPatch(&dst[off+ti*plane], &f.Pix[y0*stride+x0], stride, l.p, l.tau*plane, 1, 0, &wide, 2)
+		}
+	})
+}
+
+// widen16 copies a 16-bit table into 32-bit entries: the gathers load four
+// bytes per entry, which from the 16-bit table would read past its end.
+func widen16(lut *[3][256]uint16) (w [3][256]uint32) {
+	for c := range lut {
+		for v, x := range lut[c] {
+			w[c][v] = uint32(x)
+		}
+	}
+	return w
+}

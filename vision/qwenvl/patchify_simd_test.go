@@ -1,0 +1,223 @@
+package qwenvl
+
+import (
+	"bytes"
+	"fmt"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/mmgate/mmgate/imaging"
+	"github.com/mmgate/mmgate/tensor"
+	"github.com/mmgate/mmgate/vision/internal/visiontest"
+)
+
+// randomLayout draws a patch geometry; about one in six has a patch side
+// under minSIMDPatch, which the dispatch must hand to the portable kernel.
+func randomLayout(rng *rand.Rand) layout {
+	p := minSIMDPatch + rng.IntN(13) // 8..20: multiples of 8 and not
+	if rng.IntN(6) == 0 {
+		p = 1 + rng.IntN(minSIMDPatch-1)
+	}
+	m := 1 + rng.IntN(3)
+	return layout{p: p, m: m, tau: 1 + rng.IntN(3), gh: m * (1 + rng.IntN(4)), gw: m * (1 + rng.IntN(4))}
+}
+
+func randomTables(rng *rand.Rand) (*[3][256]uint32, *[3][256]uint16) {
+	t32, t16 := new([3][256]uint32), new([3][256]uint16)
+	for c := range 3 {
+		for v := range 256 {
+			t32[c][v] = rng.Uint32()
+			t16[c][v] = uint16(rng.Uint32())
+		}
+	}
+	return t32, t16
+}
+
+// randomImage is an image holding layout l's pixels in rows of stride bytes
+// (at least 3·width), with random padding after the last row's pixels.
+func randomImage(rng *rand.Rand, l layout) (pix []uint8, stride int) {
+	w, h := l.gw*l.p, l.gh*l.p
+	stride = 3*w + 3*rng.IntN(3)
+	pix = make([]uint8, (h-1)*stride+3*w+rng.IntN(4))
+	for i := range pix {
+		pix[i] = uint8(rng.Uint32())
+	}
+	return pix, stride
+}
+
+// garbage is n random bytes: both kernels start from the same destination,
+// so a byte one of them fails to write shows as a difference.
+func garbage(rng *rand.Rand, n int) []byte {
+	b := make([]byte, n)
+	for i := range b {
+		b[i] = uint8(rng.Uint32())
+	}
+	return b
+}
+
+// agree runs a portable kernel and its dispatched form on copies of the same
+// random n-byte destination and fails t where they differ.
+func agree(t *testing.T, rng *rand.Rand, n int, what string, portable, auto func(dst []byte)) {
+	t.Helper()
+	want := garbage(rng, n)
+	got := bytes.Clone(want)
+	portable(want)
+	auto(got)
+	if !bytes.Equal(got, want) {
+		t.Fatalf("%s: differs at byte %d", what, firstDiff(got, want))
+	}
+}
+
+// forRandomCases runs check on n random layouts with random tables (seeded
+// with seed); check reports whether the vector kernel took the case, which
+// it must wherever it exists and the patch is wide enough. It fails t
+// unless at least min cases ran the vector kernel on a CPU that has it.
+func forRandomCases(t *testing.T, seed uint64, n, min int, check func(i int, rng *rand.Rand, l layout, t32 *[3][256]uint32, t16 *[3][256]uint16) bool) {
+	rng := rand.New(rand.NewPCG(17, seed))
+	vector := 0
+	for i := range n {
+		l := randomLayout(rng)
+		t32, t16 := randomTables(rng)
+		if check(i, rng, l, t32, t16) {
+			vector++
+		} else if haveSIMD() && l.p >= minSIMDPatch {
+			t.Fatalf("case %d %+v: the vector kernel was not chosen", i, l)
+		}
+	}
+	if haveSIMD() && vector < min {
+		t.Fatalf("only %d of %d cases ran the vector kernel", vector, n)
+	}
+	t.Logf("vector kernel in %d of %d cases (available: %v)", vector, n, haveSIMD())
+}
+
+// TestPatchifyAutoMatchesPortable: the image kernels with the vector path
+// write exactly what the portable ones write, for random tables, images,
+// strides, geometries and bands of block rows.
+func TestPatchifyAutoMatchesPortable(t *testing.T) {
+	forRandomCases(t, 1, 400, 200, func(i int, rng *rand.Rand, l layout, t32 *[3][256]uint32, t16 *[3][256]uint16) bool {
+		pix, stride := randomImage(rng, l)
+		nb := l.gh / l.m
+		bh0 := rng.IntN(nb + 1)
+		bh1 := bh0 + rng.IntN(nb-bh0+1)
+		what := fmt.Sprintf("case %d %+v stride %d bands [%d,%d)", i, l, stride, bh0, bh1)
+		agree(t, rng, l.gh*l.gw*l.cols()*4, what+" float32",
+			func(d []byte) { patchify32(d, pix, stride, l, t32, bh0, bh1) },
+			func(d []byte) { patchify32Auto(d, pix, stride, l, t32, bh0, bh1) })
+		agree(t, rng, l.gh*l.gw*l.cols()*2, what+" 16-bit",
+			func(d []byte) { patchify16(d, pix, stride, l, t16, bh0, bh1) },
+			func(d []byte) { patchify16Auto(d, pix, stride, l, t16, bh0, bh1) })
+		return imageSIMD(make([]byte, l.gh*l.gw*l.cols()*4), pix, stride, l, 4, bh0, bh1)
+	})
+}
+
+// TestPatchifyGroupAutoMatchesPortable: the same for the temporal groups of
+// a video, frames of random widths at least the layout's.
+func TestPatchifyGroupAutoMatchesPortable(t *testing.T) {
+	forRandomCases(t, 2, 300, 150, func(i int, rng *rand.Rand, l layout, t32 *[3][256]uint32, t16 *[3][256]uint16) bool {
+		w, h := l.gw*l.p+rng.IntN(3), l.gh*l.p+rng.IntN(3)
+		frames := make([]*imaging.RGB, 1+rng.IntN(l.tau))
+		for k := range frames {
+			frames[k] = &imaging.RGB{Pix: garbage(rng, w*h*3), Width: w, Height: h}
+		}
+		what := fmt.Sprintf("case %d %+v %d frames %dx%d", i, l, len(frames), w, h)
+		agree(t, rng, l.gh*l.gw*l.cols()*4, what+" float32",
+			func(d []byte) { patchifyGroup32(d, frames, l, t32) },
+			func(d []byte) { patchifyGroup32Auto(d, frames, l, t32) })
+		agree(t, rng, l.gh*l.gw*l.cols()*2, what+" 16-bit",
+			func(d []byte) { patchifyGroup16(d, frames, l, t16) },
+			func(d []byte) { patchifyGroup16Auto(d, frames, l, t16) })
+		return groupSIMD(make([]byte, l.gh*l.gw*l.cols()*4), frames, l, 4)
+	})
+}
+
+// TestPatchifyAutoPresets: the model presets' own tables and geometries
+// (patch 14 takes the overlapping last group of eight, patch 16 does not),
+// on an image whose rows are longer than the grid needs, every dtype.
+func TestPatchifyAutoPresets(t *testing.T) {
+	rng := rand.New(rand.NewPCG(17, 3))
+	for _, preset := range []string{"qwen2-vl", "qwen2.5-vl", "qwen3-vl"} {
+		p := loadPreset(t, preset)
+		c := p.cfg
+		f := c.PatchSize * c.MergeSize
+		l := layout{p: c.PatchSize, m: c.MergeSize, tau: c.TemporalPatchSize, gh: 3 * c.MergeSize, gw: 5 * c.MergeSize}
+		img := visiontest.Synth(l.gw*l.p+f-1, l.gh*l.p+f-1, 7)
+		stride := img.Stride()
+		nb := l.gh / l.m
+		agree(t, rng, l.gh*l.gw*l.cols()*4, preset+" float32",
+			func(d []byte) { patchify32(d, img.Pix, stride, l, p.table.Bits32(), 0, nb) },
+			func(d []byte) { patchify32Auto(d, img.Pix, stride, l, p.table.Bits32(), 0, nb) })
+		for _, lut := range []*[3][256]uint16{p.table.Bits16(tensor.BFloat16), p.table.Bits16(tensor.Float16)} {
+			agree(t, rng, l.gh*l.gw*l.cols()*2, preset+" 16-bit",
+				func(d []byte) { patchify16(d, img.Pix, stride, l, lut, 0, nb) },
+				func(d []byte) { patchify16Auto(d, img.Pix, stride, l, lut, 0, nb) })
+		}
+	}
+}
+
+// TestPatchifyAutoFallsBack: inputs the vector kernel must not touch (an
+// image or a destination too small, a frame too narrow) go to the portable
+// kernel, whose bounds checks then decide.
+func TestPatchifyAutoFallsBack(t *testing.T) {
+	l := layout{p: 16, m: 2, tau: 2, gh: 2, gw: 2}
+	pix := make([]uint8, 32*32*3)
+	if haveSIMD() && !imageSIMD(make([]byte, l.gh*l.gw*l.cols()*4), pix, 32*3, l, 4, 0, 1) {
+		t.Fatal("a fitting image was refused")
+	}
+	for name, ok := range map[string]bool{
+		"short image":  imageSIMD(make([]byte, l.gh*l.gw*l.cols()*4), pix[:len(pix)-1], 32*3, l, 4, 0, 1),
+		"short stride": imageSIMD(make([]byte, l.gh*l.gw*l.cols()*4), pix, 32*3-1, l, 4, 0, 1),
+		"short dst":    imageSIMD(make([]byte, l.gh*l.gw*l.cols()*4-1), pix, 32*3, l, 4, 0, 1),
+		"bands past":   imageSIMD(make([]byte, l.gh*l.gw*l.cols()*4), pix, 32*3, l, 4, 0, 2),
+		"narrow frame": groupSIMD(make([]byte, l.gh*l.gw*l.cols()*4), []*imaging.RGB{{Pix: pix, Width: 31, Height: 32}}, l, 4),
+		"nil frame":    groupSIMD(make([]byte, l.gh*l.gw*l.cols()*4), []*imaging.RGB{nil}, l, 4),
+		"three frames": groupSIMD(make([]byte, l.gh*l.gw*l.cols()*4), []*imaging.RGB{{Pix: pix, Width: 32, Height: 32}, {Pix: pix, Width: 32, Height: 32}, {Pix: pix, Width: 32, Height: 32}}, l, 4),
+	} {
+		if ok {
+			t.Errorf("%s: vector kernel chosen", name)
+		}
+	}
+}
+
+// BenchmarkPatchKernels compares the portable and the dispatched kernels on
+// one worker: a 1280×960 image at the Qwen3-VL geometry, a 2548×1596 one at
+// the Qwen2.5-VL geometry (patch 14), and one temporal group of two
+// 1056×576 video frames.
+func BenchmarkPatchKernels(b *testing.B) {
+	for _, tc := range []struct {
+		name string
+		l    layout
+	}{
+		{"qwen3-vl/1280x960", layout{p: 16, m: 2, tau: 2, gh: 60, gw: 80}},
+		{"qwen2.5-vl/2548x1596", layout{p: 14, m: 2, tau: 2, gh: 114, gw: 182}},
+	} {
+		img := visiontest.Synth(tc.l.gw*tc.l.p, tc.l.gh*tc.l.p, 0)
+		p := loadPreset(b, "qwen3-vl")
+		dst := make([]byte, tc.l.gh*tc.l.gw*tc.l.cols()*4)
+		for name, k := range map[string]func(){
+			"portable": func() { patchify32(dst, img.Pix, img.Stride(), tc.l, p.table.Bits32(), 0, tc.l.gh/tc.l.m) },
+			"auto":     func() { patchify32Auto(dst, img.Pix, img.Stride(), tc.l, p.table.Bits32(), 0, tc.l.gh/tc.l.m) },
+		} {
+			b.Run(tc.name+"/float32/"+name, func(b *testing.B) {
+				b.SetBytes(int64(len(dst)))
+				for b.Loop() {
+					k()
+				}
+			})
+		}
+	}
+	l := layout{p: 16, m: 2, tau: 2, gh: 36, gw: 66}
+	frames := synthFrames(2, 1056, 576)
+	p := loadPreset(b, "qwen3-vl")
+	dst := make([]byte, l.gh*l.gw*l.cols()*4)
+	for name, k := range map[string]func(){
+		"portable": func() { patchifyGroup32(dst, frames, l, p.table.Bits32()) },
+		"auto":     func() { patchifyGroup32Auto(dst, frames, l, p.table.Bits32()) },
+	} {
+		b.Run("group/qwen3-vl/1056x576/float32/"+name, func(b *testing.B) {
+			b.SetBytes(int64(len(dst)))
+			for b.Loop() {
+				k()
+			}
+		})
+	}
+}
