@@ -18,30 +18,11 @@ func writeFile(t *testing.T, dir, name, content string) {
 	}
 }
 
-// qwen3 is the Qwen3 tokenizer and the Qwen3-VL fixture's specials.
+// qwen3 is the Qwen3-VL fixture's tokenizer and specials.
 func qwen3(t *testing.T) (*tokenizer.Tokenizer, *prompt.Specials) {
 	t.Helper()
-	dir := t.TempDir()
-	gz, err := filepath.Abs(filepath.Join("..", "..", "tokenizer", "testdata", "qwen3", "tokenizer.json.gz"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Symlink(gz, filepath.Join(dir, "tokenizer.json.gz")); err != nil {
-		t.Fatal(err)
-	}
-	tok, err := tokenizer.Load(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg, err := os.ReadFile(filepath.Join("..", "..", "prompt", "testdata", "models", "qwen3-vl", "config.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	sp, err := prompt.ReadSpecials(cfg, tok)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return tok, sp
+	a := fixtureRenderer(t, 0).assets
+	return a.Tokenizer, a.Specials
 }
 
 // laidOut tokenizes text, whose pads stand one per run, and lists the runs

@@ -2,14 +2,13 @@ package pipeline
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/mmgate/mmgate/family/builtin"
 	"github.com/mmgate/mmgate/internal/apierr"
 	"github.com/mmgate/mmgate/internal/imageprep"
+	"github.com/mmgate/mmgate/internal/testutil/fixture"
 	"github.com/mmgate/mmgate/media"
 	"github.com/mmgate/mmgate/media/fetch"
 	"github.com/mmgate/mmgate/openai"
@@ -19,23 +18,7 @@ import (
 // "qwen3-vl" with the given context length.
 func fixtureRenderer(t *testing.T, maxModelLen int) *Renderer {
 	t.Helper()
-	src := filepath.Join("..", "..", "prompt", "testdata", "models", "qwen3-vl")
-	dir := t.TempDir()
-	entries, err := os.ReadDir(src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, e := range entries {
-		b, err := os.ReadFile(filepath.Join(src, e.Name()))
-		if err != nil {
-			t.Fatal(err)
-		}
-		writeFile(t, dir, e.Name(), string(b))
-	}
-	gz, _ := filepath.Abs(filepath.Join("..", "..", "tokenizer", "testdata", "qwen3", "tokenizer.json.gz"))
-	if err := os.Symlink(gz, filepath.Join(dir, "tokenizer.json.gz")); err != nil {
-		t.Fatal(err)
-	}
+	dir := fixture.QwenModel(t, "qwen3-vl")
 	writeFile(t, dir, "generation_config.json", `{"temperature": 0.7, "top_p": 0.8, "top_k": 20}`)
 	dec, err := media.New(media.Options{})
 	if err != nil {

@@ -6,39 +6,32 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"image"
-	"image/color"
-	"image/jpeg"
 	"net/http"
+	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
 )
 
-// jpegURL is a w×h synthetic JPEG (gradients; seed varies it) as a data:
-// URL.
-func jpegURL(t *testing.T, w, h, seed int) string {
+// photoURL is a photo of testdata/photos as a data: URL.
+func photoURL(t *testing.T, name, mime string) string {
 	t.Helper()
-	img := image.NewRGBA(image.Rect(0, 0, w, h))
-	for y := 0; y < h; y++ {
-		for x := 0; x < w; x++ {
-			img.Set(x, y, color.RGBA{uint8(x*7 + seed*31), uint8(y*5 + seed), uint8((x ^ y) + seed*3), 255})
-		}
-	}
-	var b bytes.Buffer
-	if err := jpeg.Encode(&b, img, &jpeg.Options{Quality: 85}); err != nil {
+	b, err := os.ReadFile(filepath.Join(root, "testdata", "photos", name))
+	if err != nil {
 		t.Fatal(err)
 	}
-	return "data:image/jpeg;base64," + base64.StdEncoding.EncodeToString(b.Bytes())
+	return "data:" + mime + ";base64," + base64.StdEncoding.EncodeToString(b)
 }
 
-// twoImages is a text and two-image chat request for model.
+// twoImages is a text and two-image chat request for model: a JPEG and a
+// PNG photo.
 func twoImages(t *testing.T, model string) []byte {
 	t.Helper()
 	return []byte(fmt.Sprintf(`{"model": %q, "messages": [{"role": "user", "content": [
 		{"type": "text", "text": "What differs between these two pictures?"},
 		{"type": "image_url", "image_url": {"url": %q}},
-		{"type": "image_url", "image_url": {"url": %q}}]}]}`, model, jpegURL(t, 1280, 960, 1), jpegURL(t, 640, 480, 2)))
+		{"type": "image_url", "image_url": {"url": %q}}]}]}`, model, photoURL(t, "FreshFlower.jpg", "image/jpeg"), photoURL(t, "Spring.png", "image/png")))
 }
 
 // TestRenderAPI drives one `serve --render-only` (Qwen3-VL, a context of
@@ -62,12 +55,17 @@ func TestRenderAPI(t *testing.T) {
 		if !reflect.DeepEqual(f.MMHashes, wantHashes(t, body)) || string(f.KwargsData) != "null" {
 			t.Errorf("hashes %v, kwargs_data %s", f.MMHashes, f.KwargsData)
 		}
-		// 1280×960 → 1280×960/32² = 1200 pads; 640×480 → 300.
-		for i, n := range []int{1200, 300} {
-			sp := f.MMPlaceholders["image"][i]
-			if sp.Length != n || !allPads(got.TokenIDs[sp.Offset:sp.Offset+sp.Length]) || got.TokenIDs[sp.Offset-1] != visionStart || got.TokenIDs[sp.Offset+sp.Length] != visionEnd {
+		// Each span is one image's whole pad run, between its start and
+		// end tokens; together they hold every pad of the prompt.
+		pads := 0
+		for i, sp := range f.MMPlaceholders["image"] {
+			if !allPads(got.TokenIDs[sp.Offset:sp.Offset+sp.Length]) || got.TokenIDs[sp.Offset-1] != visionStart || got.TokenIDs[sp.Offset+sp.Length] != visionEnd {
 				t.Errorf("image %d span %+v", i, sp)
 			}
+			pads += sp.Length
+		}
+		if n := bytes.Count(mustJSON(t, got.TokenIDs), []byte(fmt.Sprint(imagePad))); n != pads {
+			t.Errorf("%d pads in token_ids, %d in the spans", n, pads)
 		}
 		// The same request rendered twice: the same ids and hashes.
 		var again generateRequest

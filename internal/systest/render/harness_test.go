@@ -6,10 +6,10 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"testing"
 	"time"
 
+	"github.com/mmgate/mmgate/internal/testutil/fixture"
 	"github.com/mmgate/mmgate/internal/testutil/procs"
 )
 
@@ -25,44 +25,14 @@ func TestMain(m *testing.M) {
 // apiKey is the key every gateway of these tests requires.
 const apiKey = "render-test-key"
 
-// root is the module's root, from this package's directory.
-var root = filepath.Join("..", "..", "..")
-
-// fixtureModel assembles the model folder of a prompt reference model
-// (prompt/testdata/models/NAME with the Qwen3 tokenizer of the tokenizer
-// package's testdata).
-func fixtureModel(t *testing.T, name string) string {
-	t.Helper()
-	src := filepath.Join(root, "prompt", "testdata", "models", name)
-	dir := t.TempDir()
-	entries, err := os.ReadDir(src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, e := range entries {
-		b, err := os.ReadFile(filepath.Join(src, e.Name()))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(dir, e.Name()), b, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	tok, err := filepath.Abs(filepath.Join(root, "tokenizer", "testdata", "qwen3", "tokenizer.json.gz"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Symlink(tok, filepath.Join(dir, "tokenizer.json.gz")); err != nil {
-		t.Fatal(err)
-	}
-	return dir
-}
+// root is the module's root.
+var root = fixture.Root()
 
 // renderOnly runs `mmgate serve --render-only` for a fixture model served
 // as its name, with extra flags, and returns its URL.
 func renderOnly(t *testing.T, model string, extra ...string) string {
 	t.Helper()
-	args := append([]string{"--render-only", "--model", fixtureModel(t, model), "--served-model-name", model, "--api-key", apiKey}, extra...)
+	args := append([]string{"--render-only", "--model", fixture.QwenModel(t, model), "--served-model-name", model, "--api-key", apiKey}, extra...)
 	url, _ := procs.Gateway(t, binary, t.TempDir(), args...)
 	return url
 }

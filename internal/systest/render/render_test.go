@@ -68,37 +68,34 @@ type goldens struct {
 	fails map[string]string
 }
 
+// refIDs is a reference prompt's input ids (render_golden.json).
+type refIDs struct {
+	Name     string   `json:"name"`
+	InputIDs []uint32 `json:"input_ids"`
+}
+
+// refSpans is vLLM's spans of a case's media, or its failure
+// (vllm_placeholders.json).
+type refSpans struct {
+	Name           string            `json:"name"`
+	MMPlaceholders map[string][]span `json:"mm_placeholders"`
+	Error          string            `json:"error"`
+}
+
 func readGoldens(t *testing.T) goldens {
 	t.Helper()
 	var cases struct {
 		Cases []renderCase `json:"cases"`
 	}
 	var golden struct {
-		Results []struct {
-			Name     string   `json:"name"`
-			InputIDs []uint32 `json:"input_ids"`
-		} `json:"results"`
+		Results []refIDs `json:"results"`
 	}
 	var ranges struct {
-		Cases []struct {
-			Name           string            `json:"name"`
-			MMPlaceholders map[string][]span `json:"mm_placeholders"`
-			Error          string            `json:"error"`
-		} `json:"cases"`
+		Cases []refSpans `json:"cases"`
 	}
-	for path, v := range map[string]any{
-		filepath.Join(root, "prompt", "testdata", "render_cases.json"):  &cases,
-		filepath.Join(root, "prompt", "testdata", "render_golden.json"): &golden,
-		filepath.Join("testdata", "vllm_placeholders.json"):             &ranges,
-	} {
-		b, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := json.Unmarshal(b, v); err != nil {
-			t.Fatal(err)
-		}
-	}
+	readJSON(t, filepath.Join(root, "prompt", "testdata", "render_cases.json"), &cases)
+	readJSON(t, filepath.Join(root, "prompt", "testdata", "render_golden.json"), &golden)
+	readJSON(t, filepath.Join("testdata", "vllm_placeholders.json"), &ranges)
 	g := goldens{cases: cases.Cases, ids: map[string][]uint32{}, spans: map[string]map[string][]span{}, fails: map[string]string{}}
 	for _, r := range golden.Results {
 		g.ids[r.Name] = r.InputIDs
@@ -114,6 +111,17 @@ func readGoldens(t *testing.T) goldens {
 		t.Fatalf("goldens out of step: %d cases, %d id lists, %d span sets", len(g.cases), len(g.ids), len(g.spans)+len(g.fails))
 	}
 	return g
+}
+
+func readJSON(t *testing.T, path string, v any) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err == nil {
+		err = json.Unmarshal(b, v)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
 }
 
 // dataURL matches a media part's data: URL in a request.
