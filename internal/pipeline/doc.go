@@ -14,7 +14,11 @@
 // Renderer (mmgate render) all call. What differs between them is a
 // parameter: the media stage (the gateway fetches, decodes and
 // preprocesses each item for the worker it picked; render fetches and
-// reads headers to plan) and the max_tokens rule (Budget).
+// reads headers to plan) and the max_tokens rule (Budget). vLLM's render
+// API (RenderChat, RenderCompletions, Tokenize, Detokenize, on a Pipeline
+// and on a Renderer) answers from it: token ids as the gateway sends them,
+// media spans as vLLM gives them, sampling parameters as vLLM resolves
+// them.
 //
 // Stages do not call each other: this package calls them in order. On any
 // failure before the worker took the request, the request's shm segments are
