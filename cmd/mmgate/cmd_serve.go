@@ -351,16 +351,12 @@ func serve(ctx context.Context, s *stdio, f *serveFlags, c *serveConfig, log *sl
 		c.workers = append(c.workers, engine.WorkerConfig{URL: url, Transport: c.mode, ShmMinBytes: int(f.shmMinBytes), MaxMessageSize: int(f.maxMessageSize)})
 	}
 
-	budget := int64(f.shmBudget)
-	pool, err := shm.New(shm.Options{Dir: f.shmDir, TTL: f.shmTTL, SweepInterval: f.shmSweep, Budget: budget, Registerer: reg, Logger: log,
-		ShareWithGroup: c.shmGID >= 0, GID: max(c.shmGID, 0)})
+	pool, stopJanitor, err := startShm(f, c, reg, log)
 	if err != nil {
 		return err
 	}
 	defer pool.Close()
-	poolCtx, stopJanitor := context.WithCancel(context.Background())
 	defer stopJanitor()
-	go pool.RunJanitor(poolCtx)
 
 	eng, err := engine.New(engine.Options{Protocols: protocols.Protocols(), StallTimeout: f.stallTimeout, Workers: c.workers, Policy: f.policy,
 		HealthInterval: f.healthInterval, Pool: pool, Registerer: reg, Logger: log})
@@ -377,14 +373,10 @@ func serve(ctx context.Context, s *stdio, f *serveFlags, c *serveConfig, log *sl
 		return err
 	}
 	defer fetcher.Close()
-	cacheBytes := int64(f.cacheBytes)
-	if cacheBytes == 0 {
-		cacheBytes = -1
-	}
 	pipe, err := pipeline.New(pipeline.Options{
 		Engine: eng, Pool: pool, Fetcher: fetcher, Decoder: imageprep.ScratchDecoder(dec), Video: vdec,
 		Families: builtin.New(), ModelDir: modelDir, BundleDir: filepath.Join(tmp, "bundles"),
-		CacheBytes: cacheBytes, CPU: cpu, MediaOrder: c.order, MaxMediaItems: f.maxItems,
+		CacheBytes: f.cacheBudget(), CPU: cpu, MediaOrder: c.order, MaxMediaItems: f.maxItems,
 		Exact: media.Exact(), Heavy: heavy, Registerer: reg, Logger: log,
 	})
 	if err != nil {
@@ -413,6 +405,27 @@ func serve(ctx context.Context, s *stdio, f *serveFlags, c *serveConfig, log *sl
 		pool.Close()
 		removeOwnSegments(log, pool)
 	})
+}
+
+// startShm opens the shared-memory pool and starts its janitor, which the
+// returned function stops.
+func startShm(f *serveFlags, c *serveConfig, reg prometheus.Registerer, log *slog.Logger) (*shm.Pool, func(), error) {
+	pool, err := shm.New(shm.Options{Dir: f.shmDir, TTL: f.shmTTL, SweepInterval: f.shmSweep, Budget: int64(f.shmBudget), Registerer: reg, Logger: log,
+		ShareWithGroup: c.shmGID >= 0, GID: max(c.shmGID, 0)})
+	if err != nil {
+		return nil, nil, err
+	}
+	ctx, stop := context.WithCancel(context.Background())
+	go pool.RunJanitor(ctx)
+	return pool, stop, nil
+}
+
+// cacheBudget is the tensor cache budget for the pipeline: 0 disables it.
+func (f *serveFlags) cacheBudget() int64 {
+	if f.cacheBytes == 0 {
+		return -1
+	}
+	return int64(f.cacheBytes)
 }
 
 // logConfig logs the effective configuration once.
