@@ -38,35 +38,52 @@ type rawCompletion struct {
 // ParseCompletion parses a completions request body. Errors are
 // *RequestError values. Chat-only fields are ignored.
 func ParseCompletion(body []byte) (*CompletionRequest, error) {
+	reqs, err := parseCompletion(body, false)
+	if err != nil {
+		return nil, err
+	}
+	return reqs[0], nil
+}
+
+// ParseCompletionBatch parses a completions request whose prompt may also be
+// a batch — a list of strings or a list of token-id lists — as vLLM's
+// completions render takes it: one request per prompt, in order, sharing
+// one Params.
+func ParseCompletionBatch(body []byte) ([]*CompletionRequest, error) {
+	return parseCompletion(body, true)
+}
+
+func parseCompletion(body []byte, batch bool) ([]*CompletionRequest, error) {
 	var raw rawCompletion
 	if err := decodeBody(body, &raw); err != nil {
 		return nil, err
 	}
-	out := &CompletionRequest{}
 	if nonNull(raw.Prompt) == nil {
 		return nil, BadRequest("prompt", "is required")
 	}
-	if err := out.parsePrompt(raw.Prompt); err != nil {
+	prompts, err := parsePrompts(raw.Prompt, batch)
+	if err != nil {
 		return nil, err
 	}
 	if err := checkUnsupported(&raw); err != nil {
 		return nil, err
 	}
+	var logprobs *int
 	if v := nonNull(raw.Logprobs); v != nil {
 		var n int
 		if err := json.Unmarshal(v, &n); err != nil {
 			return nil, BadRequest("logprobs", "must be an integer (the number of alternatives per token)")
 		}
-		out.Logprobs = &n
+		logprobs = &n
 	}
 	params, err := raw.params()
 	if err != nil {
 		return nil, err
 	}
-	if err := params.setTopLogprobs(out.Logprobs, "logprobs"); err != nil {
+	if err := params.setTopLogprobs(logprobs, "logprobs"); err != nil {
 		return nil, err
 	}
-	params.Logprobs = out.Logprobs != nil
+	params.Logprobs = logprobs != nil
 	if v := nonNull(raw.BestOf); v != nil {
 		var k int
 		if err := json.Unmarshal(v, &k); err != nil || k != params.Choices() {
@@ -77,7 +94,10 @@ func ParseCompletion(body []byte) (*CompletionRequest, error) {
 		d := DefaultCompletionMaxTokens
 		params.MaxTokens = &d
 	}
-	out.Params = &params
+	out := make([]*CompletionRequest, len(prompts))
+	for i, p := range prompts {
+		out[i] = &CompletionRequest{Params: &params, Prompt: p.text, PromptIDs: p.ids, Logprobs: logprobs}
+	}
 	return out, nil
 }
 
@@ -103,47 +123,60 @@ func checkUnsupported(raw *rawCompletion) error {
 
 const promptShapes = "must be a string, a list of token ids, or a list of one of those"
 
-// parsePrompt accepts a string, a list of one string, a list of token ids,
-// or a list of one list of token ids.
-func (c *CompletionRequest) parsePrompt(raw json.RawMessage) error {
+// promptIn is one prompt of a completions request: text, or ids when ids
+// is not nil.
+type promptIn struct {
+	text string
+	ids  []uint32
+}
+
+// parsePrompts accepts a string, a list of token ids, or a list of strings
+// or of token-id lists; a list of several prompts only with batch.
+func parsePrompts(raw json.RawMessage, batch bool) ([]promptIn, error) {
 	var s string
 	if json.Unmarshal(raw, &s) == nil {
-		return c.setText(s)
+		return textPrompts([]string{s})
 	}
 	var list []json.RawMessage
 	if err := json.Unmarshal(raw, &list); err != nil {
-		return BadRequest("prompt", promptShapes)
+		return nil, BadRequest("prompt", promptShapes)
 	}
 	if len(list) == 0 {
-		return BadRequest("prompt", "must not be empty")
+		return nil, BadRequest("prompt", "must not be empty")
 	}
 	var ids []uint32
 	if json.Unmarshal(raw, &ids) == nil {
-		c.PromptIDs = ids
-		return nil
+		return []promptIn{{ids: ids}}, nil
 	}
-	if len(list) > 1 {
-		var strs []string
-		var lists [][]uint32
-		if json.Unmarshal(raw, &strs) == nil || json.Unmarshal(raw, &lists) == nil {
-			return BadRequest("prompt", fmt.Sprintf("a list of %d prompts is not supported: send one prompt per request", len(list)))
+	var strs []string
+	var lists [][]uint32
+	isStrs, isLists := json.Unmarshal(raw, &strs) == nil, json.Unmarshal(raw, &lists) == nil
+	switch {
+	case !isStrs && !isLists:
+		return nil, BadRequest("prompt", promptShapes)
+	case len(list) > 1 && !batch:
+		return nil, BadRequest("prompt", fmt.Sprintf("a list of %d prompts is not supported: send one prompt per request", len(list)))
+	case isStrs:
+		return textPrompts(strs)
+	}
+	out := make([]promptIn, len(lists))
+	for i, l := range lists {
+		if len(l) == 0 {
+			return nil, BadRequest(fmt.Sprintf("prompt[%d]", i), "must not be empty")
 		}
-		return BadRequest("prompt", promptShapes)
+		out[i] = promptIn{ids: l}
 	}
-	if json.Unmarshal(list[0], &s) == nil {
-		return c.setText(s)
-	}
-	if json.Unmarshal(list[0], &ids) == nil && len(ids) > 0 {
-		c.PromptIDs = ids
-		return nil
-	}
-	return BadRequest("prompt", promptShapes)
+	return out, nil
 }
 
-func (c *CompletionRequest) setText(s string) error {
-	if s == "" {
-		return BadRequest("prompt", "must not be empty")
+// textPrompts are text prompts, none empty.
+func textPrompts(strs []string) ([]promptIn, error) {
+	out := make([]promptIn, len(strs))
+	for i, s := range strs {
+		if s == "" {
+			return nil, BadRequest("prompt", "must not be empty")
+		}
+		out[i] = promptIn{text: s}
 	}
-	c.Prompt = s
-	return nil
+	return out, nil
 }

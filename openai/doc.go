@@ -1,7 +1,9 @@
 // Package openai holds the OpenAI API's wire types as mmgate speaks them,
 // each defined once: the chat and completions requests (with the
 // extensions vLLM accepts), the response objects and stream chunks, usage,
-// models and the error body; and the two values a backend hands the HTTP
+// models and the error body; vLLM's render API (the render fields of a
+// request, GenerateRequest with its SamplingParams and MultiModalFeatures,
+// /tokenize and /detokenize); and the two values a backend hands the HTTP
 // front, Event (a piece of one choice's output) and Generation (the events
 // of one request).
 //

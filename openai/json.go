@@ -28,7 +28,7 @@ func jsonError(err error) error {
 		}
 		// The path names the embedded struct of the shared fields; the
 		// client knows only the field.
-		field := strings.TrimPrefix(te.Field, "rawParams.")
+		field := strings.TrimPrefix(strings.TrimPrefix(te.Field, "rawParams."), "rawRender.")
 		return BadRequest(field, fmt.Sprintf("expected %s, got JSON %s", te.Type, te.Value))
 	}
 	var se *json.SyntaxError

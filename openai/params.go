@@ -50,6 +50,8 @@ type Params struct {
 	User        string
 	// ResponseFormat constrains the output; the zero value is none.
 	ResponseFormat ResponseFormat
+	// Render holds the fields only vLLM's render endpoints read.
+	Render RenderParams
 }
 
 // ResponseFormat is response_format: Type "" (absent), "text",
@@ -72,7 +74,8 @@ type rawParams struct {
 	Model         string `json:"model"`
 	Stream        *bool  `json:"stream"`
 	StreamOptions *struct {
-		IncludeUsage *bool `json:"include_usage"`
+		IncludeUsage         *bool `json:"include_usage"`
+		ContinuousUsageStats *bool `json:"continuous_usage_stats"`
 	} `json:"stream_options"`
 	MaxTokens           *int               `json:"max_tokens"`
 	MaxCompletionTokens *int               `json:"max_completion_tokens"`
@@ -93,6 +96,7 @@ type rawParams struct {
 	MinTokens           *int               `json:"min_tokens"`
 	User                string             `json:"user"`
 	ResponseFormat      json.RawMessage    `json:"response_format"`
+	rawRender
 }
 
 // params checks raw and returns the Params it holds.
@@ -124,6 +128,9 @@ func (raw *rawParams) params() (Params, error) {
 		return p, err
 	}
 	if p.ResponseFormat, err = parseResponseFormat(raw.ResponseFormat); err != nil {
+		return p, err
+	}
+	if p.Render, err = raw.render(); err != nil {
 		return p, err
 	}
 	return p, nil

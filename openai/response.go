@@ -126,6 +126,9 @@ type Model struct {
 	Object  string `json:"object"`
 	Created int64  `json:"created"`
 	OwnedBy string `json:"owned_by"`
+	// MaxModelLen is the model's context length, as vLLM lists it (left
+	// out when unknown).
+	MaxModelLen int `json:"max_model_len,omitempty"`
 }
 
 // ErrorResponse is the body of every error answer, and the event that ends

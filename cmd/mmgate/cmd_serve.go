@@ -6,13 +6,9 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	stdlog "log"
 	"log/slog"
-	"net"
-	"net/http"
 	"net/netip"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
@@ -32,8 +28,6 @@ import (
 	"github.com/mmgate/mmgate/internal/pipeline"
 	"github.com/mmgate/mmgate/internal/server"
 	"github.com/mmgate/mmgate/media"
-	"github.com/mmgate/mmgate/media/fetch"
-	"github.com/mmgate/mmgate/media/video"
 	"github.com/mmgate/mmgate/openai"
 	"github.com/mmgate/mmgate/shm"
 )
@@ -43,6 +37,9 @@ type serveFlags struct {
 	embeddedFlags
 	listen          string
 	model           string
+	renderOnly      bool
+	servedNames     stringList
+	maxModelLen     int
 	workers         stringList
 	embedded        bool
 	embeddedFP      string
@@ -98,6 +95,9 @@ func (f *serveFlags) register(fs *flag.FlagSet) {
 	f.videoBytes = 256 << 20
 	fs.StringVar(&f.listen, "listen", "127.0.0.1:8080", "HTTP listen address: HOST:PORT or unix:///path")
 	fs.StringVar(&f.model, "model", "", "model folder (tokenizer, chat template, processor configs); default: fetched from the worker, or the demo model with --embedded-worker")
+	fs.BoolVar(&f.renderOnly, "render-only", false, "serve the render API (vLLM's /v1/chat/completions/render, /v1/completions/render, /tokenize, /detokenize) for the --model folder with no worker; generation routes answer 503")
+	fs.Var(&f.servedNames, "served-model-name", "with --render-only: the model `NAME` requests give (repeatable; default: --model as given)")
+	fs.IntVar(&f.maxModelLen, "max-model-len", 0, "with --render-only: the context length render budgets against, as vLLM's --max-model-len (0: the model's own)")
 	fs.Var(&f.workers, "worker", "worker URL, grpc://HOST:PORT, grpcs://HOST:PORT (TLS) or unix:///path (repeatable)")
 	fs.BoolVar(&f.embedded, "embedded-worker", false, "start a reference worker inside this process (on a unix socket, sharing /dev/shm)")
 	fs.StringVar(&f.embeddedFP, "embedded-fingerprint", "sha256", "the embedded worker's fingerprint of encoder inputs: sha256|crc32c")
@@ -252,6 +252,9 @@ func (f *serveFlags) validate() (*serveConfig, error) {
 			c.workers = append(c.workers, ws...)
 		}
 	}
+	if f.renderOnly {
+		return c, f.checkRenderOnly()
+	}
 	if len(c.workers) == 0 && !f.embedded {
 		return nil, errors.New("no worker: give --worker URL (repeatable) or --embedded-worker")
 	}
@@ -326,23 +329,15 @@ func serve(ctx context.Context, s *stdio, f *serveFlags, c *serveConfig, log *sl
 	if cpu <= 0 {
 		cpu = runtime.GOMAXPROCS(0)
 	}
-	// Heavy media work runs on low-priority threads; the runtime gets as
-	// many extra processors, so ordinary goroutines always have one.
-	var heavy *cpupool.Pool
-	if f.heavyNice >= 0 {
-		nice := f.heavyNice
-		if nice == 0 {
-			nice = -1 // the pool's threads keep the process priority
-		}
-		heavy, err = cpupool.New(cpupool.Options{Slots: cpu, Nice: nice, Idle: f.heavyIdle})
-		if err != nil {
-			return err
-		}
+	heavy, err := serveHeavy(f, cpu, log)
+	if err != nil {
+		return err
+	}
+	if heavy != nil {
 		defer heavy.Close()
-		runtime.GOMAXPROCS(runtime.GOMAXPROCS(0) + cpu)
-		if perr := heavy.PriorityError(); perr != nil {
-			log.Warn("media threads: priority not lowered as asked", "err", perr)
-		}
+	}
+	if f.renderOnly {
+		return serveRenderOnly(ctx, f, c, log, reg, cpu, heavy)
 	}
 	modelDir := f.model
 	if f.embedded {
@@ -359,16 +354,12 @@ func serve(ctx context.Context, s *stdio, f *serveFlags, c *serveConfig, log *sl
 		c.workers = append(c.workers, engine.WorkerConfig{URL: url, Transport: c.mode, ShmMinBytes: int(f.shmMinBytes), MaxMessageSize: int(f.maxMessageSize)})
 	}
 
-	budget := int64(f.shmBudget)
-	pool, err := shm.New(shm.Options{Dir: f.shmDir, TTL: f.shmTTL, SweepInterval: f.shmSweep, Budget: budget, Registerer: reg, Logger: log,
-		ShareWithGroup: c.shmGID >= 0, GID: max(c.shmGID, 0)})
+	pool, stopJanitor, err := startShm(f, c, reg, log)
 	if err != nil {
 		return err
 	}
 	defer pool.Close()
-	poolCtx, stopJanitor := context.WithCancel(context.Background())
 	defer stopJanitor()
-	go pool.RunJanitor(poolCtx)
 
 	eng, err := engine.New(engine.Options{Protocols: protocols.Protocols(), StallTimeout: f.stallTimeout, Workers: c.workers, Policy: f.policy,
 		HealthInterval: f.healthInterval, Pool: pool, Registerer: reg, Logger: log})
@@ -380,39 +371,15 @@ func serve(ctx context.Context, s *stdio, f *serveFlags, c *serveConfig, log *sl
 	}
 	defer eng.Close()
 
-	dec, err := media.New(media.Options{Background: &c.background, NoEXIF: f.noEXIF, MaxPixels: f.maxPixels})
-	if err != nil {
-		return err
-	}
-	redirects := f.fetchRedirects
-	if redirects == 0 {
-		redirects = -1 // the policy reads 0 as its default
-	}
-	fetcher, err := fetch.New(fetch.Policy{
-		AllowedHosts: f.allowHosts, AllowedCIDRs: c.cidrs, FileRoots: f.fileRoots,
-		MaxBytes: int64(f.fetchMaxBytes), Timeout: f.fetchTimeout, MaxRedirects: redirects,
-	}, fetch.Options{UserAgent: "mmgate/" + version})
+	dec, fetcher, vdec, err := serveMedia(f, c, log)
 	if err != nil {
 		return err
 	}
 	defer fetcher.Close()
-	cacheBytes := int64(f.cacheBytes)
-	if cacheBytes == 0 {
-		cacheBytes = -1
-	}
-	// Video needs FFmpeg; without it video parts are refused clearly.
-	var vdec *video.Decoder
-	if _, lerr := exec.LookPath("ffmpeg"); lerr == nil {
-		if vdec, err = video.New(video.Options{MaxBytes: int64(f.videoBytes), MaxDuration: f.videoDuration, MaxFrames: f.videoFrames}); err != nil {
-			return err
-		}
-	} else {
-		log.Warn("ffmpeg not found: video input is disabled")
-	}
 	pipe, err := pipeline.New(pipeline.Options{
 		Engine: eng, Pool: pool, Fetcher: fetcher, Decoder: imageprep.ScratchDecoder(dec), Video: vdec,
 		Families: builtin.New(), ModelDir: modelDir, BundleDir: filepath.Join(tmp, "bundles"),
-		CacheBytes: cacheBytes, CPU: cpu, MediaOrder: c.order, MaxMediaItems: f.maxItems,
+		CacheBytes: f.cacheBudget(), CPU: cpu, MediaOrder: c.order, MaxMediaItems: f.maxItems,
 		Exact: media.Exact(), Heavy: heavy, Registerer: reg, Logger: log,
 	})
 	if err != nil {
@@ -427,55 +394,41 @@ func serve(ctx context.Context, s *stdio, f *serveFlags, c *serveConfig, log *sl
 		return err
 	}
 
-	// What start-up parsed and dropped (the model's tokenizer files: tens
-	// of megabytes) is collected now rather than by the first collection
-	// under load, whose mark phase takes a core from the requests.
-	runtime.GC()
-
-	lis, err := listen(f.listen)
-	if err != nil {
-		return err
-	}
-	// Every request's context derives from reqCtx: cancelling it cuts the
-	// requests still running at the end of a shutdown.
-	reqCtx, cutRequests := context.WithCancel(context.Background())
-	defer cutRequests()
-	track := &inflight{}
-	hs := &http.Server{
-		Handler: track.wrap(srv), ReadHeaderTimeout: 30 * time.Second, IdleTimeout: 2 * time.Minute,
-		BaseContext: func(net.Listener) context.Context { return reqCtx },
-		ErrorLog:    stdlog.New(httpErrorLog{log}, "", 0),
-	}
-	logConfig(log, f, c, modelDir, pool)
-	if !media.Exact() {
-		log.Warn("built without cgo: JPEG and lossy WebP pixels are not Pillow-exact")
-	}
-	if f.embedded {
-		printCurlExample(s, f.listen, tmp, c.httpTLS != nil)
-	}
-	errc := make(chan error, 1)
-	go func() {
-		if c.httpTLS != nil {
-			hs.TLSConfig = c.httpTLS
-			errc <- hs.ServeTLS(lis, "", "")
-			return
+	announce := func() {
+		logConfig(log, f, c, modelDir, pool)
+		if f.embedded {
+			printCurlExample(s, f.listen, tmp, c.httpTLS != nil)
 		}
-		errc <- hs.Serve(lis)
-	}()
-	select {
-	case err := <-errc:
-		return err
-	case <-ctx.Done():
 	}
-	shutdown(log, hs, srv, track, cutRequests, f.shutdownTimeout)
-	// The engine waits for the Abort calls of cut requests; then no worker
-	// will read our segments any more.
-	eng.Close()
-	stopJanitor()
-	pool.Close()
-	removeOwnSegments(log, pool)
-	log.Info("stopped")
-	return nil
+	return serveHTTP(ctx, f, c, srv, log, announce, func() {
+		// The engine waits for the Abort calls of cut requests; then no
+		// worker will read our segments any more.
+		eng.Close()
+		stopJanitor()
+		pool.Close()
+		removeOwnSegments(log, pool)
+	})
+}
+
+// startShm opens the shared-memory pool and starts its janitor, which the
+// returned function stops.
+func startShm(f *serveFlags, c *serveConfig, reg prometheus.Registerer, log *slog.Logger) (*shm.Pool, func(), error) {
+	pool, err := shm.New(shm.Options{Dir: f.shmDir, TTL: f.shmTTL, SweepInterval: f.shmSweep, Budget: int64(f.shmBudget), Registerer: reg, Logger: log,
+		ShareWithGroup: c.shmGID >= 0, GID: max(c.shmGID, 0)})
+	if err != nil {
+		return nil, nil, err
+	}
+	ctx, stop := context.WithCancel(context.Background())
+	go pool.RunJanitor(ctx)
+	return pool, stop, nil
+}
+
+// cacheBudget is the tensor cache budget for the pipeline: 0 disables it.
+func (f *serveFlags) cacheBudget() int64 {
+	if f.cacheBytes == 0 {
+		return -1
+	}
+	return int64(f.cacheBytes)
 }
 
 // logConfig logs the effective configuration once.

@@ -11,35 +11,15 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/mmgate/mmgate/internal/testutil/fixture"
 )
 
 // renderModelDir assembles a model folder from the prompt package's test
 // models and the tokenizer package's Qwen3 tokenizer.json.gz.
 func renderModelDir(t *testing.T, model string) string {
 	t.Helper()
-	src := filepath.Join("..", "..", "prompt", "testdata", "models", model)
-	dir := t.TempDir()
-	entries, err := os.ReadDir(src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, e := range entries {
-		b, err := os.ReadFile(filepath.Join(src, e.Name()))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(dir, e.Name()), b, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	tok, err := filepath.Abs(filepath.Join("..", "..", "tokenizer", "testdata", "qwen3", "tokenizer.json.gz"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Symlink(tok, filepath.Join(dir, "tokenizer.json.gz")); err != nil {
-		t.Fatal(err)
-	}
-	return dir
+	return fixture.QwenModel(t, model)
 }
 
 // haveFFmpeg reports whether the video cases can run: render probes videos

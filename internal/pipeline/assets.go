@@ -42,6 +42,9 @@ type Assets struct {
 	EOS []uint32
 	// ContextLength from config.json (0 if unknown; the worker's value wins).
 	ContextLength int
+	// Generation are generation_config.json's sampling defaults, which
+	// vLLM's render applies.
+	Generation GenerationDefaults
 }
 
 // AssetOptions say how LoadAssets builds a model's media pipelines.
@@ -102,6 +105,9 @@ func LoadAssets(dir string, o AssetOptions) (*Assets, error) {
 	if err := a.loadMedia(o); err != nil {
 		return nil, fmt.Errorf("pipeline: model %s: %w", dir, err)
 	}
+	// An unreadable file gives no defaults, as vLLM's
+	// try_get_generation_config gives none.
+	a.Generation, _ = readGenerationDefaults(dir)
 	return a, nil
 }
 

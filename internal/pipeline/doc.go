@@ -16,7 +16,10 @@
 // preprocesses each item for the worker it picked, placed as that worker's
 // protocol wants: one buffer per item, or all items back to back in one;
 // render fetches and reads headers to plan) and the max_tokens rule
-// (Budget).
+// (Budget). vLLM's render API (RenderChat, RenderCompletions, Tokenize,
+// Detokenize, on a Pipeline and on a Renderer) answers from it: token ids
+// as the gateway sends them, media spans as vLLM gives them, sampling
+// parameters as vLLM resolves them.
 //
 // Stages do not call each other: this package calls them in order. On any
 // failure before the worker took the request, the request's shm segments are

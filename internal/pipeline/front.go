@@ -33,10 +33,17 @@ type Rendered struct {
 	// Media are the items in prompt order as the engine takes them: content
 	// hash, pad runs, structural range, pad token, side tensors, and from
 	// the gateway's stage the encoder input placed for its worker.
-	Media    []protocol.MediaItem
+	Media []protocol.MediaItem
+	// Layouts are the items' expansions as the prompt was laid out, in
+	// prompt order.
+	Layouts  []prompt.Expansion
 	Sampling protocol.Sampling
 	output   outputMode
 }
+
+// noBudget is the budget of a front half that only counts tokens
+// (/tokenize): no sampling, so no max_tokens and no context limit.
+const noBudget = BudgetClamp + 1
 
 // models is where the front half finds a request's model.
 type models interface {
@@ -131,7 +138,10 @@ func (f *front) chat(ctx context.Context, req *openai.ChatRequest, st mediaStage
 		return nil, err
 	}
 	st.observe("tokenize", time.Since(t0))
-	r := &Rendered{Model: model, Assets: a, Result: *res, Media: mediaItems(items, res, a, exp)}
+	r := &Rendered{Model: model, Assets: a, Result: *res, Media: mediaItems(items, res, a, exp), Layouts: exp}
+	if f.budget == noBudget {
+		return r, nil
+	}
 	if r.Sampling, err = sampling(&req.Params, len(res.IDs), orModel(ctxLen, a), a.EOS, f.budget); err != nil {
 		return nil, err
 	}

@@ -68,6 +68,7 @@ type Options struct {
 type Pipeline struct {
 	opts  Options
 	front front
+	renderAPI
 	cache *tensorCache
 	m     *metrics
 	log   *slog.Logger
@@ -105,6 +106,7 @@ func New(o Options) (*Pipeline, error) {
 	}
 	p := &Pipeline{opts: o, cache: newTensorCache(o.CacheBytes), log: o.Logger, assets: map[string]*assetSlot{}}
 	p.front = front{models: p, order: o.MediaOrder, maxItems: o.MaxMediaItems, budget: BudgetStrict}
+	p.renderAPI = newRenderAPI(p.front, probeStage{fetcher: o.Fetcher, heavy: o.Heavy, contextLen: p.workerContextLength})
 	m, err := newMetrics(o.Registerer, p.cache)
 	if err != nil {
 		return nil, err
@@ -179,14 +181,33 @@ func safeName(s string) string {
 	return string(b)
 }
 
-// Models lists the served models.
+// Models lists the served models, each with its context length: its
+// workers', else (with a ModelDir) the model files'.
 func (p *Pipeline) Models() []openai.Model {
 	ms := p.opts.Engine.Models()
 	out := make([]openai.Model, 0, len(ms))
 	for _, m := range ms {
-		out = append(out, openai.Model{ID: m.Name, Object: "model", Created: m.Info.Fetched.Unix(), OwnedBy: "mmgate"})
+		n := m.Info.ContextLength
+		if n <= 0 && p.opts.ModelDir != "" {
+			// Loaded by New: no wait.
+			if a, err := p.assetsFor(context.Background(), m.Name); err == nil {
+				n = a.ContextLength
+			}
+		}
+		out = append(out, openai.Model{ID: m.Name, Object: "model", Created: m.Info.Fetched.Unix(), OwnedBy: "mmgate", MaxModelLen: n})
 	}
 	return out
+}
+
+// workerContextLength is the context length model's workers report (0
+// when none does).
+func (p *Pipeline) workerContextLength(model string) int {
+	for _, m := range p.opts.Engine.Models() {
+		if m.Name == model {
+			return m.Info.ContextLength
+		}
+	}
+	return 0
 }
 
 // Ready reports whether a healthy worker exists.

@@ -8,6 +8,7 @@ import (
 
 	"github.com/mmgate/mmgate/engine"
 	"github.com/mmgate/mmgate/engine/protocol"
+	"github.com/mmgate/mmgate/internal/cpupool"
 	"github.com/mmgate/mmgate/media/fetch"
 	"github.com/mmgate/mmgate/prompt"
 	"github.com/mmgate/mmgate/shm"
@@ -123,9 +124,21 @@ type probeStage struct {
 	fetcher *fetch.Fetcher
 	// inlineOnly refuses media that is not a data: URL before fetching.
 	inlineOnly bool
+	// heavy, when set, runs each item's CPU work (a data: URL's decoding,
+	// hashing, reading headers) on its low-priority threads, as the
+	// gateway runs its media work, so that text requests never wait on it.
+	heavy *cpupool.Pool
+	// contextLen is the context length to budget a model against (0 or
+	// nil: the model's own).
+	contextLen func(model string) int
 }
 
-func (probeStage) begin(context.Context, string, *Assets, *prompt.Plan) (int, error) { return 0, nil }
+func (s probeStage) begin(_ context.Context, model string, _ *Assets, _ *prompt.Plan) (int, error) {
+	if s.contextLen == nil {
+		return 0, nil
+	}
+	return s.contextLen(model), nil
+}
 
 func (probeStage) observe(string, time.Duration) {}
 
@@ -150,25 +163,69 @@ func (s probeStage) item(ctx context.Context, a *Assets, it prompt.MediaItem, ov
 	if s.inlineOnly && it.Scheme() != "data" {
 		return prepared{}, fmt.Errorf("%s: %s URL: %w", it.Param, it.Scheme(), errNoFetch)
 	}
-	m, err := s.fetcher.Fetch(ctx, it.URL)
-	if err != nil {
-		return prepared{}, fmt.Errorf("%s: %w", it.Param, err)
+	// A data: URL is decoded with the heavy work (it is CPU, not waiting);
+	// other sources are fetched before taking a heavy slot.
+	var (
+		m   *fetch.Media
+		err error
+	)
+	inline := it.Scheme() == "data"
+	if !inline {
+		if m, err = s.fetcher.Fetch(ctx, it.URL); err != nil {
+			return prepared{}, fmt.Errorf("%s: %w", it.Param, err)
+		}
 	}
-	defer m.Release()
-	pr := prepared{modality: it.Modality}
-	if it.Modality == prompt.Video {
-		identify(&pr, m.Bytes, videoSettings(ov.video))
-		_, vp, err := a.VideoPrep.Plan(ctx, m.Bytes, ov.video)
-		if err != nil {
-			return prepared{}, fmt.Errorf("%s: %w", it.Param, err)
+	defer func() { m.Release() }()
+	var pr prepared
+	work := func() {
+		if inline {
+			if m, err = s.fetcher.Fetch(ctx, it.URL); err != nil {
+				err = fmt.Errorf("%s: %w", it.Param, err)
+				return
+			}
 		}
-		pr.plan, pr.video = vp.Plan, &vp
+		pr = prepared{modality: it.Modality}
+		if it.Modality == prompt.Image {
+			identify(&pr, m.Bytes, imageSettings(ov.image))
+			err = planImage(a, it, m.Bytes, ov, &pr)
+		} else {
+			identify(&pr, m.Bytes, videoSettings(ov.video))
+		}
+	}
+	if s.heavy != nil {
+		if rerr := s.heavy.Run(ctx, work); rerr != nil {
+			return prepared{}, rerr
+		}
 	} else {
-		identify(&pr, m.Bytes, imageSettings(ov.image))
-		if pr.plan, err = a.Prep.Plan(m.Bytes, ov.image); err != nil {
-			return prepared{}, fmt.Errorf("%s: %w", it.Param, err)
-		}
+		work()
+	}
+	if err == nil && it.Modality == prompt.Video {
+		// Probing waits on FFmpeg: no heavy slot is held for it.
+		err = planVideo(ctx, a, it, m.Bytes, ov, &pr)
+	}
+	if err != nil {
+		return prepared{}, err
 	}
 	pr.side = a.Model.SideTensors(pr.item())
 	return pr, nil
+}
+
+// planImage plans an image from its header (a.Prep is set).
+func planImage(a *Assets, it prompt.MediaItem, data []byte, ov overrides, pr *prepared) error {
+	p, err := a.Prep.Plan(data, ov.image)
+	if err != nil {
+		return fmt.Errorf("%s: %w", it.Param, err)
+	}
+	pr.plan = p
+	return nil
+}
+
+// planVideo plans a video from its probed stream (a.VideoPrep is set).
+func planVideo(ctx context.Context, a *Assets, it prompt.MediaItem, data []byte, ov overrides, pr *prepared) error {
+	_, vp, err := a.VideoPrep.Plan(ctx, data, ov.video)
+	if err != nil {
+		return fmt.Errorf("%s: %w", it.Param, err)
+	}
+	pr.plan, pr.video = vp.Plan, &vp
+	return nil
 }

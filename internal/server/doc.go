@@ -1,6 +1,9 @@
 // Package server is mmgate's HTTP front: the OpenAI-compatible routes
 // (/v1/chat/completions and /v1/completions, streaming and not;
-// /v1/models), /health, /health/ready and /metrics. It checks API keys
+// /v1/models), vLLM's render routes for routers
+// (/v1/chat/completions/render, /v1/completions/render, /tokenize,
+// /detokenize; served when the Backend implements RenderAPI), /health,
+// /health/ready and /metrics. It checks API keys
 // (Options.APIKeys: `Authorization: Bearer KEY` on /v1/ routes, and on
 // /metrics with MetricsAuth; compared as SHA-256 digests in constant time),
 // parses and bounds requests (body limit, in-flight limit answered at once

@@ -101,6 +101,7 @@ func New(o Options) (*Server, error) {
 	s.mux.Handle("POST /v1/chat/completions", s.api("/v1/chat/completions", s.chatCompletions))
 	s.mux.Handle("POST /v1/completions", s.api("/v1/completions", s.completions))
 	s.mux.Handle("GET /v1/models", s.api("/v1/models", s.models))
+	s.routeRender()
 	s.mux.Handle("GET /health", s.plain("/health", s.health))
 	s.mux.Handle("GET /health/ready", s.plain("/health/ready", s.ready))
 	metricsHandler := promhttp.HandlerFor(o.Registry, promhttp.HandlerOpts{})
