@@ -29,10 +29,12 @@ type limitFlags struct {
 	maxConns       int
 	headerTimeout  time.Duration
 	maxHeaderBytes byteSize
+	sendBuffer     byteSize
 }
 
 func (f *limitFlags) register(fs *flag.FlagSet) {
 	f.bodyMinRate, f.maxUploadBytes, f.maxHeaderBytes = server.DefaultBodyMinRate, server.DefaultMaxUploadBytes, server.DefaultMaxHeaderBytes
+	f.sendBuffer = server.DefaultSendBuffer
 	fs.DurationVar(&f.bodyTimeout, "body-read-timeout", server.DefaultBodyReadTimeout, "a request body that sends no byte for this long is answered 408 and its connection closed (0: no limit)")
 	fs.Var(&f.bodyMinRate, "body-min-rate", "bytes per second a request body must keep after --body-rate-grace, else 408 (0: no limit)")
 	fs.DurationVar(&f.bodyGrace, "body-rate-grace", server.DefaultBodyRateGrace, "head start of a request body before --body-min-rate applies")
@@ -47,6 +49,7 @@ func (f *limitFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&f.maxConns, "max-connections", server.DefaultMaxConnections, "HTTP connections open at once; new ones wait in the backlog (0: no limit)")
 	fs.DurationVar(&f.headerTimeout, "header-timeout", server.DefaultHeaderTimeout, "time to read a request's headers")
 	fs.Var(&f.maxHeaderBytes, "max-header-bytes", "size limit of a request's headers (431 over it)")
+	fs.Var(&f.sendBuffer, "send-buffer-bytes", "socket send buffer of each HTTP connection: bounds what a client that stops reading swallows before --client-stall-timeout counts (0: the kernel's autotuning, megabytes)")
 }
 
 // apply sets the limits in o.
@@ -67,6 +70,10 @@ func (f *limitFlags) apply(o *server.Options) error {
 	}
 	o.MaxUploads, o.MaxUploadBytes, o.QueueTimeout = f.maxUploads, int64(f.maxUploadBytes), f.queueTimeout
 	o.MaxConnections, o.HeaderTimeout, o.MaxHeaderBytes = f.maxConns, f.headerTimeout, int(f.maxHeaderBytes)
+	o.SendBuffer = int(f.sendBuffer)
+	if o.SendBuffer == 0 {
+		o.SendBuffer = -1
+	}
 	if o.MaxConnections == 0 {
 		o.MaxConnections = -1
 	}
@@ -91,5 +98,5 @@ func (f *limitFlags) logAttrs() []any {
 		"max_uploads", f.maxUploads, "max_upload_bytes", int64(f.maxUploadBytes), "queue_timeout", f.queueTimeout,
 		"client_stall_timeout", f.stallTimeout, "client_max_in_flight", f.clientInFlight, "client_rate", f.clientRate,
 		"client_burst", f.clientBurst, "trusted_proxies", []string(f.trustedProxies), "max_connections", f.maxConns,
-		"header_timeout", f.headerTimeout, "max_header_bytes", int64(f.maxHeaderBytes)}
+		"header_timeout", f.headerTimeout, "max_header_bytes", int64(f.maxHeaderBytes), "send_buffer_bytes", int64(f.sendBuffer)}
 }

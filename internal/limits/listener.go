@@ -6,6 +6,19 @@ import (
 	"sync/atomic"
 )
 
+// ListenerOptions configure a Listener. The zero value bounds nothing.
+type ListenerOptions struct {
+	// MaxOpen bounds the connections open at once (≤ 0: no bound).
+	MaxOpen int
+	// SendBuffer, when positive, is the socket send buffer of each TCP
+	// connection (SO_SNDBUF; Linux doubles it for its bookkeeping), which
+	// otherwise grows to megabytes. What the kernel holds for a client
+	// that stops reading is bounded by it, and so is how much of a
+	// response such a client can swallow before its writes block and the
+	// client stall timeout starts to count.
+	SendBuffer int
+}
+
 // Listener bounds the connections open at once: at the bound, Accept waits
 // for one to close, and new connections wait in the kernel's backlog
 // rather than being refused (a burst is absorbed; the header timeout and
@@ -13,20 +26,19 @@ import (
 // is safe for concurrent use.
 type Listener struct {
 	net.Listener
-	slots   chan struct{}
-	done    chan struct{}
-	once    sync.Once
-	open    atomic.Int64
-	waited  atomic.Int64
-	maxOpen int
+	o      ListenerOptions
+	slots  chan struct{}
+	done   chan struct{}
+	once   sync.Once
+	open   atomic.Int64
+	waited atomic.Int64
 }
 
-// NewListener wraps l so that at most max of its connections are open at
-// once (max ≤ 0: no bound, only counted).
-func NewListener(l net.Listener, max int) *Listener {
-	ll := &Listener{Listener: l, done: make(chan struct{}), maxOpen: max}
-	if max > 0 {
-		ll.slots = make(chan struct{}, max)
+// NewListener wraps l.
+func NewListener(l net.Listener, o ListenerOptions) *Listener {
+	ll := &Listener{Listener: l, o: o, done: make(chan struct{})}
+	if o.MaxOpen > 0 {
+		ll.slots = make(chan struct{}, o.MaxOpen)
 	}
 	return ll
 }
@@ -50,6 +62,9 @@ func (l *Listener) Accept() (net.Conn, error) {
 		l.free()
 		return nil, err
 	}
+	if tc, ok := c.(*net.TCPConn); ok && l.o.SendBuffer > 0 {
+		tc.SetWriteBuffer(l.o.SendBuffer)
+	}
 	l.open.Add(1)
 	return &limitedConn{Conn: c, l: l}, nil
 }
@@ -67,7 +82,7 @@ func (l *Listener) Open() int64 { return l.open.Load() }
 func (l *Listener) Waits() int64 { return l.waited.Load() }
 
 // Max is the bound (≤ 0: none).
-func (l *Listener) Max() int { return l.maxOpen }
+func (l *Listener) Max() int { return l.o.MaxOpen }
 
 func (l *Listener) free() {
 	if l.slots != nil {

@@ -2,6 +2,7 @@ package limits
 
 import (
 	"net"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -13,7 +14,7 @@ func TestListener(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	l := NewListener(raw, 2)
+	l := NewListener(raw, ListenerOptions{MaxOpen: 2, SendBuffer: 64 << 10})
 	accepted := make(chan net.Conn, 4)
 	go func() {
 		for {
@@ -35,6 +36,13 @@ func TestListener(t *testing.T) {
 		clients = append(clients, c)
 	}
 	s1, s2 := <-accepted, <-accepted
+	// The send buffer is set (Linux reports twice the value set).
+	raw1, _ := s1.(*limitedConn).Conn.(*net.TCPConn).SyscallConn()
+	var sndbuf int
+	raw1.Control(func(fd uintptr) { sndbuf, _ = syscall.GetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_SNDBUF) })
+	if sndbuf != 128<<10 {
+		t.Errorf("send buffer %d, want 128 KiB", sndbuf)
+	}
 	select {
 	case <-accepted:
 		t.Fatal("a third connection was accepted over the bound of 2")
@@ -67,7 +75,7 @@ func TestListenerCloseWhileFull(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	l := NewListener(raw, 1)
+	l := NewListener(raw, ListenerOptions{MaxOpen: 1})
 	c, _ := net.Dial("tcp", raw.Addr().String())
 	defer c.Close()
 	s, err := l.Accept()

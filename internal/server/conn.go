@@ -13,8 +13,9 @@ import (
 
 // This file answers: what does a connection get before a request exists?
 // A bound on open connections (at it, new ones wait in the kernel's
-// backlog), a time limit and a size limit for the request headers, and an
-// idle timeout between requests.
+// backlog), a bounded socket send buffer (what a client that stops reading
+// can swallow before the stall timeout counts), a time limit and a size
+// limit for the request headers, and an idle timeout between requests.
 
 // HTTPServer is the http.Server for s, with the header timeout and size
 // limit and the idle timeout of Options. h is its handler (nil: s itself;
@@ -35,10 +36,10 @@ func (s *Server) HTTPServer(h http.Handler, base context.Context, errorLog *log.
 }
 
 // Listener bounds l's open connections at Options.MaxConnections (a
-// negative MaxConnections: no bound) and exports their count. Call it once
-// per Server.
+// negative MaxConnections: no bound), sets their send buffers and exports
+// their count. Call it once per Server.
 func (s *Server) Listener(l net.Listener) (net.Listener, error) {
-	ll := limits.NewListener(l, s.opts.MaxConnections)
+	ll := limits.NewListener(l, limits.ListenerOptions{MaxOpen: s.opts.MaxConnections, SendBuffer: s.opts.SendBuffer})
 	for _, c := range []prometheus.Collector{
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "mmgate_http_open_connections", Help: "HTTP connections open."},
 			func() float64 { return float64(ll.Open()) }),

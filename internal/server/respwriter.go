@@ -33,6 +33,8 @@ type statusWriter struct {
 	stall    time.Duration
 	extendAt time.Time
 	err      error
+	// written counts the body bytes the handler wrote.
+	written int64
 }
 
 // newStatusWriter wraps w and sets its first write deadline: the one left
@@ -79,6 +81,7 @@ func (w *statusWriter) Write(b []byte) (int, error) {
 		w.ready()
 		k, err := w.ResponseWriter.Write(p)
 		n += k
+		w.written += int64(k)
 		if err != nil {
 			w.err = err
 			return n, err

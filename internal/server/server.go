@@ -84,11 +84,14 @@ type Options struct {
 	// Connections (HTTPServer and Listener): MaxConnections open at once
 	// (default 10,000), HeaderTimeout to read a request's headers (default
 	// 10 s), MaxHeaderBytes (default 64 KiB), IdleTimeout of a keep-alive
-	// connection between requests (default 2 min).
+	// connection between requests (default 2 min), SendBuffer of each
+	// connection's socket (default 256 KiB; negative: the kernel's
+	// autotuning, megabytes; limits.ListenerOptions).
 	MaxConnections int
 	HeaderTimeout  time.Duration
 	MaxHeaderBytes int
 	IdleTimeout    time.Duration
+	SendBuffer     int
 }
 
 // The defaults of Options.
@@ -103,6 +106,7 @@ const (
 	DefaultHeaderTimeout      = 10 * time.Second
 	DefaultMaxHeaderBytes     = 64 << 10
 	DefaultIdleTimeout        = 2 * time.Minute
+	DefaultSendBuffer         = 256 << 10
 )
 
 // Server is the HTTP handler.
@@ -216,6 +220,9 @@ func (o *Options) applyLimitDefaults() {
 	}
 	if o.MaxHeaderBytes <= 0 {
 		o.MaxHeaderBytes = DefaultMaxHeaderBytes
+	}
+	if o.SendBuffer == 0 {
+		o.SendBuffer = DefaultSendBuffer
 	}
 }
 
@@ -331,7 +338,7 @@ func (s *Server) wrap(route string, flags routeFlags, h http.HandlerFunc) http.H
 			h(sw, r)
 			if sw.stalled() {
 				s.metrics.refused.WithLabelValues(limits.ReasonClientStall).Inc()
-				s.logCut(r, limits.ReasonClientStall, "the client took nothing of the response for "+s.adm.stall.String())
+				s.logCut(r, limits.ReasonClientStall, fmt.Sprintf("the client took nothing of the response for %v, %d bytes into it", s.adm.stall, sw.written))
 			}
 		}
 		s.finish(rec, sw)
