@@ -134,13 +134,11 @@ func gauge(t testing.TB, url, name string) float64 {
 
 // metric reads an unlabelled metric; false when it cannot.
 func metric(url, name string) (float64, bool) {
-	r, err := http.Get(url + "/metrics")
+	b, err := procs.Metrics(url)
 	if err != nil {
 		return 0, false
 	}
-	defer r.Body.Close()
-	b, _ := io.ReadAll(r.Body)
-	for _, m := range metricLine.FindAllStringSubmatch(string(b), -1) {
+	for _, m := range metricLine.FindAllStringSubmatch(b, -1) {
 		if m[1] == name {
 			v, _ := strconv.ParseFloat(m[2], 64)
 			return v, true

@@ -165,13 +165,11 @@ var labelledLine = regexp.MustCompile(`(?m)^([a-z_]+)\{([^}]*)\} ([0-9.e+]+)$`)
 // counter reads a labelled metric (labels as written: reason="rate").
 func counter(t testing.TB, url, name, labels string) float64 {
 	t.Helper()
-	r, err := http.Get(url + "/metrics")
+	b, err := procs.Metrics(url)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer r.Body.Close()
-	b, _ := io.ReadAll(r.Body)
-	for _, m := range labelledLine.FindAllStringSubmatch(string(b), -1) {
+	for _, m := range labelledLine.FindAllStringSubmatch(b, -1) {
 		if m[1] == name && m[2] == labels {
 			v, _ := strconv.ParseFloat(m[3], 64)
 			return v
@@ -245,6 +243,34 @@ func awaitCuts(conns []*hostileConn, within time.Duration) []cutResult {
 	}
 	wg.Wait()
 	return out
+}
+
+// dripUntilCut writes data to every connection a byte a second until the
+// gateway has answered or closed each (at most within after it opened),
+// while the ordinary client must be answered 200 within a second; it
+// returns how each connection ended.
+func dripUntilCut(t *testing.T, url string, conns []*hostileConn, data string, within time.Duration, what string) []cutResult {
+	t.Helper()
+	stop, done := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(done)
+		for i := 0; i < len(data); i++ {
+			for _, c := range conns {
+				c.Write([]byte{data[i]})
+			}
+			select {
+			case <-stop:
+				return
+			case <-time.After(time.Second):
+			}
+		}
+	}()
+	p := startProber(url, 100*time.Millisecond)
+	cuts := awaitCuts(conns, within)
+	close(stop)
+	<-done
+	servedWithin(t, what, p.finish(), time.Second)
+	return cuts
 }
 
 // headers is a chat request's head declaring n body bytes.

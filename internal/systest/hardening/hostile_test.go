@@ -33,27 +33,7 @@ func TestHostileDrippingBodies(t *testing.T) {
 	for _, c := range conns {
 		c.Write([]byte(headers(len(textBody))))
 	}
-	stop := make(chan struct{})
-	var dripping sync.WaitGroup
-	dripping.Add(1)
-	go func() { // one byte a second on every connection
-		defer dripping.Done()
-		for i := 0; i < len(textBody); i++ {
-			for _, c := range conns {
-				c.Write([]byte{textBody[i]})
-			}
-			select {
-			case <-stop:
-				return
-			case <-time.After(time.Second):
-			}
-		}
-	}()
-	p := startProber(url, 100*time.Millisecond)
-	cuts := awaitCuts(conns, 25*time.Second)
-	close(stop)
-	dripping.Wait()
-	servedWithin(t, "dripping bodies", p.finish(), time.Second)
+	cuts := dripUntilCut(t, url, conns, textBody, 25*time.Second, "dripping bodies")
 	var slowest time.Duration
 	statuses := map[int]int{}
 	for i, r := range cuts {
@@ -244,28 +224,7 @@ func TestHostileSlowHeaders(t *testing.T) {
 	url, gw := startGateway(t, shm, "--embedded-worker", "--header-timeout", "2s")
 	base := takeBaseline(t, url)
 	conns := dialHostile(t, url, *hostileN, 0)
-	head := headers(len(textBody))
-	stop := make(chan struct{})
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		for i := 0; i < len(head); i++ {
-			for _, c := range conns {
-				c.Write([]byte{head[i]})
-			}
-			select {
-			case <-stop:
-				return
-			case <-time.After(time.Second):
-			}
-		}
-	}()
-	p := startProber(url, 100*time.Millisecond)
-	cuts := awaitCuts(conns, 10*time.Second)
-	close(stop)
-	wg.Wait()
-	servedWithin(t, "slow headers", p.finish(), time.Second)
+	cuts := dripUntilCut(t, url, conns, headers(len(textBody)), 10*time.Second, "slow headers")
 	var slowest time.Duration
 	for i, r := range cuts {
 		slowest = max(slowest, r.after)
