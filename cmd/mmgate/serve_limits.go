@@ -3,6 +3,7 @@ package main
 import (
 	"flag"
 	"fmt"
+	"math"
 	"net/netip"
 	"time"
 
@@ -60,8 +61,12 @@ func (f *limitFlags) apply(o *server.Options) error {
 		}
 		return d
 	}
-	if f.bodyTimeout < 0 || f.bodyGrace < 0 || f.queueTimeout < 0 || f.stallTimeout < 0 || f.headerTimeout <= 0 || f.maxConns < 0 || f.maxUploads <= 0 || f.maxUploadBytes <= 0 {
-		return fmt.Errorf("--body-read-timeout, --body-rate-grace, --queue-timeout, --client-stall-timeout and --max-connections must not be negative; --header-timeout, --max-uploads and --max-upload-bytes must be positive")
+	if f.bodyTimeout < 0 || f.bodyGrace < 0 || f.queueTimeout < 0 || f.stallTimeout < 0 || f.maxConns < 0 ||
+		f.clientInFlight < 0 || !(f.clientRate >= 0) || math.IsInf(f.clientRate, 0) || f.clientBurst < 0 {
+		return fmt.Errorf("--body-read-timeout, --body-rate-grace, --queue-timeout, --client-stall-timeout, --max-connections, --client-max-in-flight, --client-rate and --client-burst must not be negative")
+	}
+	if f.headerTimeout <= 0 || f.maxUploads <= 0 || f.maxUploadBytes <= 0 {
+		return fmt.Errorf("--header-timeout, --max-uploads and --max-upload-bytes must be positive")
 	}
 	o.BodyReadTimeout, o.BodyRateGrace, o.ClientStallTimeout = off(f.bodyTimeout), off(f.bodyGrace), off(f.stallTimeout)
 	o.BodyMinRate = int64(f.bodyMinRate)
