@@ -4,16 +4,15 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"image"
-	"image/color"
-	"image/jpeg"
 	"log/slog"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"time"
 
+	"github.com/mmgate/mmgate/internal/cpupool"
+	"github.com/mmgate/mmgate/internal/demomodel"
+	"github.com/mmgate/mmgate/internal/listen"
 	"github.com/mmgate/mmgate/refworker"
 )
 
@@ -38,102 +37,56 @@ func (e *embeddedFlags) validate() error {
 	return nil
 }
 
-// startEmbeddedWorkerWith runs a reference worker inside this process on a unix
-// socket under dir, sharing the gateway's shared-memory directory. It returns
-// a stop function and the worker's URL.
+// serveEmbedded starts the embedded worker when asked (on the demo model
+// unless --model is given) and adds it to the workers. It returns the
+// model folder and the function that stops the worker.
+func serveEmbedded(f *serveFlags, c *serveConfig, tmp string, heavy *cpupool.Pool, log *slog.Logger) (string, func(), error) {
+	modelDir := f.model
+	if !f.embedded {
+		return modelDir, func() {}, nil
+	}
+	if modelDir == "" {
+		var err error
+		if modelDir, err = demomodel.Materialize(tmp); err != nil {
+			return "", nil, err
+		}
+	}
+	stop, url, err := startEmbeddedWorker(modelDir, tmp, f, heavyRunner(heavy), log)
+	if err != nil {
+		return "", nil, fmt.Errorf("embedded worker: %w", err)
+	}
+	w := c.worker
+	w.URL, w.TLS = url, nil
+	c.workers = append(c.workers, w)
+	return modelDir, stop, nil
+}
+
+// startEmbeddedWorker runs a reference worker inside this process on a unix
+// socket under dir, sharing the gateway's shared-memory directory. It
+// returns a stop function and the worker's URL.
 //
 // The worker serves --embedded-protocol. With TokenSpeed it keeps the
 // segments it reads (the gateway's pool owns them and refills them; see
 // shm.Route.Reuse) unless --embedded-keep-shm=false; with the other
 // protocols, which cannot advertise that, it unlinks them as their real
 // servicers do.
-func startEmbeddedWorkerWith(ctx context.Context, modelDir, dir string, f *serveFlags, ef embeddedFlags, heavy func(context.Context, func()) error, log *slog.Logger) (func(), string, error) {
+func startEmbeddedWorker(modelDir, dir string, f *serveFlags, heavy func(context.Context, func()) error, log *slog.Logger) (func(), string, error) {
 	sock := filepath.Join(dir, "worker.sock")
-	keep := ef.keepShm && ef.protocol == refworker.TokenSpeed
-	w := workerFlags{
-		protocol: ef.protocol, model: modelDir, listen: "unix://" + sock, fingerprint: f.embeddedFP, shmDir: f.shmDir,
-		maxMessageSize: int(f.maxMessageSize), keepShm: keep, encode: heavy,
-	}
-	srv, reader, err := w.build(log.With("component", "embedded-worker"))
+	keep := f.embeddedFlags.keepShm && f.embeddedFlags.protocol == refworker.TokenSpeed
+	w, err := refworker.Open(refworker.ProcessOptions{
+		Options: refworker.Options{Protocol: f.embeddedFlags.protocol, ModelDir: modelDir, Fingerprint: refworker.Fingerprint(f.embeddedFP),
+			Encode: heavy, Version: "mmgate-" + version, Logger: log.With("component", "embedded-worker")},
+		ShmDir: f.shmDir, KeepShm: keep, MaxMessageSize: int(f.maxMessageSize),
+	})
 	if err != nil {
 		return nil, "", err
 	}
-	lis, err := listen(w.listen)
+	lis, err := listen.Open("unix://" + sock)
 	if err != nil {
-		reader.Close()
+		w.Stop(0)
 		return nil, "", err
 	}
-	g, err := w.grpcServer()
-	if err != nil {
-		reader.Close()
-		lis.Close()
-		return nil, "", err
-	}
-	srv.Register(g)
-	go g.Serve(lis)
-	log.Info("embedded reference worker started", "protocol", srv.Protocol(), "socket", sock, "model", modelDir, "served_model_name", srv.ServedModelName(), "fingerprint", f.embeddedFP, "keep_shm", keep)
-	stop := func() {
-		done := make(chan struct{})
-		go func() { g.GracefulStop(); close(done) }()
-		select {
-		case <-done:
-		case <-time.After(5 * time.Second):
-			g.Stop()
-		}
-		reader.Close()
-	}
-	return stop, "unix://" + sock, nil
-}
-
-// printCurlExample writes a small sample picture into dir and prints, on
-// stderr, a curl command that sends it to the gateway.
-func printCurlExample(s *stdio, listenAddr, dir string, https bool) {
-	path := filepath.Join(dir, "sample.jpg")
-	if err := writeSample(path); err != nil {
-		return
-	}
-	host := listenAddr
-	if strings.HasPrefix(host, "0.0.0.0:") || strings.HasPrefix(host, ":") {
-		host = "127.0.0.1:" + host[strings.LastIndexByte(host, ':')+1:]
-	}
-	scheme := "http"
-	if https {
-		scheme = "https"
-	}
-	fmt.Fprintf(s.err, `
-mmgate is serving the demo model with its embedded reference worker. Try:
-
-  curl -s %s://%s/v1/chat/completions -H 'Content-Type: application/json' \
-    -d '{"model": "qwen3-vl", "max_tokens": 200, "messages": [{"role": "user", "content": [
-          {"type": "image_url", "image_url": {"url": "data:image/jpeg;base64,'"$(base64 -w0 %s)"'"}},
-          {"type": "text", "text": "Describe this image."}]}]}'
-
-The worker answers with what it received: the image's grid, dtype, transport (inline or
-shm) and a fingerprint of its pixel_values, which `+"`mmgate preprocess --model qwen3-vl --dtype bfloat16 --hash %s`"+` reproduces.
-
-`, scheme, host, path, path)
-}
-
-// writeSample draws a 320×240 picture (colour bars over a gradient) as JPEG.
-func writeSample(path string) error {
-	img := image.NewRGBA(image.Rect(0, 0, 320, 240))
-	bars := []color.RGBA{{230, 60, 50, 255}, {250, 190, 40, 255}, {70, 170, 80, 255}, {40, 120, 220, 255}, {140, 70, 200, 255}}
-	for y := 0; y < 240; y++ {
-		for x := 0; x < 320; x++ {
-			c := color.RGBA{uint8(x * 255 / 319), uint8(y * 255 / 239), 128, 255}
-			if y > 60 && y < 180 {
-				c = bars[x*len(bars)/320]
-			}
-			img.Set(x, y, c)
-		}
-	}
-	out, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	if err := jpeg.Encode(out, img, &jpeg.Options{Quality: 90}); err != nil {
-		out.Close()
-		return err
-	}
-	return out.Close()
+	go w.Serve(lis)
+	log.Info("embedded reference worker started", "protocol", w.Protocol(), "socket", sock, "model", modelDir, "served_model_name", w.ServedModelName(), "fingerprint", f.embeddedFP, "keep_shm", keep)
+	return func() { w.Stop(5 * time.Second) }, "unix://" + sock, nil
 }
