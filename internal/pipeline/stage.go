@@ -45,7 +45,7 @@ func (g *gatewayStage) begin(ctx context.Context, model string, _ *Assets, plan 
 	if plan != nil {
 		mods, items = modalities(plan), len(plan.Media)
 	}
-	w, err := g.p.opts.Engine.Pick(model, mods)
+	w, err := g.p.opts.Engine.Pick(model, mods, nil)
 	if err != nil {
 		return 0, err
 	}
