@@ -174,6 +174,9 @@ func (e *Engine) setList(next []*Worker) {
 	e.route.workersChanged(e.opts.Policy, next)
 }
 
+// Has reports whether a worker with that URL is registered.
+func (e *Engine) Has(url string) bool { return e.byURL(url) != nil }
+
 // byURL is the registered worker with that URL, or nil.
 func (e *Engine) byURL(url string) *Worker {
 	for _, w := range e.list() {
