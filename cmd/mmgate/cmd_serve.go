@@ -35,6 +35,7 @@ import (
 // serveFlags are the gateway's settings (conventions.md lists the defaults).
 type serveFlags struct {
 	embeddedFlags
+	fleetFlags
 	listen          string
 	model           string
 	renderOnly      bool
@@ -66,7 +67,6 @@ type serveFlags struct {
 	healthInterval  time.Duration
 	maxMessageSize  byteSize
 	mediaOrder      string
-	policy          string
 	shutdownTimeout time.Duration
 	heavyNice       int
 	heavyIdle       bool
@@ -96,7 +96,7 @@ func (f *serveFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.listen, "listen", "127.0.0.1:8080", "HTTP listen address: HOST:PORT or unix:///path")
 	fs.StringVar(&f.model, "model", "", "model folder (tokenizer, chat template, processor configs); default: fetched from the worker, or the demo model with --embedded-worker")
 	fs.BoolVar(&f.renderOnly, "render-only", false, "serve the render API (vLLM's /v1/chat/completions/render, /v1/completions/render, /tokenize, /detokenize) for the --model folder with no worker; generation routes answer 503")
-	fs.Var(&f.servedNames, "served-model-name", "with --render-only: the model `NAME` requests give (repeatable; default: --model as given)")
+	fs.Var(&f.servedNames, "served-model-name", "a model `NAME` requests give (repeatable). With --render-only: the names render answers to (default: --model as given). Otherwise: names served before any worker reports them, so requests get 503 no_worker rather than 404 while no worker serves them (default: the --model folder's name)")
 	fs.IntVar(&f.maxModelLen, "max-model-len", 0, "with --render-only: the context length render budgets against, as vLLM's --max-model-len (0: the model's own)")
 	fs.Var(&f.workers, "worker", "worker URL, grpc://HOST:PORT, grpcs://HOST:PORT (TLS) or unix:///path (repeatable)")
 	fs.BoolVar(&f.embedded, "embedded-worker", false, "start a reference worker inside this process (on a unix socket, sharing /dev/shm)")
@@ -126,13 +126,13 @@ func (f *serveFlags) register(fs *flag.FlagSet) {
 	fs.DurationVar(&f.healthInterval, "health-interval", 5*time.Second, "worker health check period")
 	fs.Var(&f.maxMessageSize, "max-message-size", "gRPC max message size")
 	fs.StringVar(&f.mediaOrder, "media-order", "media_first", "media order inside a message: media_first|authored")
-	fs.StringVar(&f.policy, "policy", "least_loaded", "worker selection: least_loaded|round_robin")
 	fs.DurationVar(&f.shutdownTimeout, "shutdown-timeout", 30*time.Second, "on SIGTERM/SIGINT, how long in-flight requests may finish")
 	fs.StringVar(&f.config, "config", "", "configuration file (YAML or JSON)")
 	fs.DurationVar(&f.videoDuration, "video-max-duration", 10*time.Minute, "longest video accepted")
 	fs.IntVar(&f.videoFrames, "video-max-frames", 768, "most frames sampled from one video")
 	fs.Var(&f.videoBytes, "video-max-bytes", "largest video accepted")
 	f.registerEmbedded(fs)
+	f.fleetFlags.register(fs)
 	fs.IntVar(&f.heavyNice, "heavy-nice", 10, "nice value (1-19) of the threads that decode and preprocess media when --heavy-idle=false; 0 keeps the process priority on those threads; -1 runs that work on ordinary goroutines (and --heavy-idle is ignored)")
 	fs.BoolVar(&f.heavyIdle, "heavy-idle", true, "run the media threads under the kernel's SCHED_IDLE policy, so that text requests and token streaming preempt them at once; on a machine shared with other busy processes, false (a nice value) keeps media work from waiting on them")
 	fs.Var(&f.apiKeys, "api-key", "API `KEY` clients must send as \"Authorization: Bearer KEY\" on /v1/ routes (repeatable)")
@@ -148,7 +148,7 @@ func (f *serveFlags) register(fs *flag.FlagSet) {
 }
 
 func runServe(ctx context.Context, s *stdio, args []string) int {
-	fs := newFlagSet(s, "serve", "serve [--listen HOST:PORT] [--model MODEL_DIR] [--worker URL]... [--embedded-worker] [--config FILE] [flags]")
+	fs := newFlagSet(s, "serve", "serve [--listen HOST:PORT] [--model MODEL_DIR] [--worker URL]... [--embedded-worker] [--service-discovery --selector KEY=VALUE...] [--policy POLICY] [--config FILE] [flags]")
 	var f serveFlags
 	f.register(fs)
 	lf := addLogFlags(fs)
@@ -222,8 +222,8 @@ func (f *serveFlags) validate() (*serveConfig, error) {
 	default:
 		return nil, fmt.Errorf("--media-order %q: want media_first or authored", f.mediaOrder)
 	}
-	if f.policy != "least_loaded" && f.policy != "round_robin" {
-		return nil, fmt.Errorf("--policy %q: want least_loaded or round_robin", f.policy)
+	if err := f.fleetFlags.validate(); err != nil {
+		return nil, err
 	}
 	if c.shmGID, err = lookupGroup(f.shmGroup); err != nil {
 		return nil, err
@@ -255,8 +255,8 @@ func (f *serveFlags) validate() (*serveConfig, error) {
 	if f.renderOnly {
 		return c, f.checkRenderOnly()
 	}
-	if len(c.workers) == 0 && !f.embedded {
-		return nil, errors.New("no worker: give --worker URL (repeatable) or --embedded-worker")
+	if len(c.workers) == 0 && !f.embedded && !f.discovery {
+		return nil, errors.New("no worker: give --worker URL (repeatable), --embedded-worker or --service-discovery")
 	}
 	if err := f.embeddedFlags.validate(); err != nil {
 		return nil, err
@@ -361,7 +361,8 @@ func serve(ctx context.Context, s *stdio, f *serveFlags, c *serveConfig, log *sl
 	defer pool.Close()
 	defer stopJanitor()
 
-	eng, err := engine.New(engine.Options{Protocols: protocols.Protocols(), StallTimeout: f.stallTimeout, Workers: c.workers, Policy: f.policy,
+	eng, err := engine.New(engine.Options{Protocols: protocols.Protocols(), StallTimeout: f.stallTimeout, Workers: c.workers,
+		Models: servedModels(f, modelDir), Policy: f.policy, CacheAware: f.cacheAware(),
 		HealthInterval: f.healthInterval, Pool: pool, Registerer: reg, Logger: log})
 	if err != nil {
 		return err
@@ -370,6 +371,11 @@ func serve(ctx context.Context, s *stdio, f *serveFlags, c *serveConfig, log *sl
 		return err
 	}
 	defer eng.Close()
+	fl, stopFleet, err := startFleet(f, c, eng, reg, log)
+	if err != nil {
+		return err
+	}
+	defer stopFleet()
 
 	dec, fetcher, vdec, err := serveMedia(f, c, log)
 	if err != nil {
@@ -386,9 +392,9 @@ func serve(ctx context.Context, s *stdio, f *serveFlags, c *serveConfig, log *sl
 		return err
 	}
 	srv, err := server.New(server.Options{
-		Backend: pipe, MaxBodyBytes: int64(f.maxBody), MaxInFlight: f.maxInFlight,
+		Backend: withFleet{pipe, fl}, MaxBodyBytes: int64(f.maxBody), MaxInFlight: f.maxInFlight,
 		Heavy:    heavyRunner(heavy),
-		Registry: reg, Logger: log, APIKeys: c.apiKeys, MetricsAuth: f.metricsAuth,
+		Registry: reg, Logger: log, APIKeys: c.apiKeys, MetricsAuth: f.metricsAuth, SessionHeader: f.sessionHeader,
 	})
 	if err != nil {
 		return err
@@ -401,8 +407,10 @@ func serve(ctx context.Context, s *stdio, f *serveFlags, c *serveConfig, log *sl
 		}
 	}
 	return serveHTTP(ctx, f, c, srv, log, announce, func() {
-		// The engine waits for the Abort calls of cut requests; then no
-		// worker will read our segments any more.
+		// Discovery stops changing the workers; the engine waits for the
+		// Abort calls of cut requests; then no worker will read our
+		// segments any more.
+		stopFleet()
 		eng.Close()
 		stopJanitor()
 		pool.Close()
@@ -447,9 +455,10 @@ func logConfig(log *slog.Logger, f *serveFlags, c *serveConfig, modelDir string,
 		"mm_transport", f.transport, "mm_shm_min_bytes", int64(f.shmMinBytes), "shm_dir", f.shmDir,
 		"shm_usable", pool.Usable(), "shm_size", pr.Size, "shm_budget", pr.Budget, "shm_namespace_id", pr.NamespaceID,
 		"shm_ttl", f.shmTTL, "shm_group", f.shmGroup, "health_interval", f.healthInterval, "max_message_size", int64(f.maxMessageSize),
-		"media_order", f.mediaOrder, "policy", f.policy, "heavy_nice", f.heavyNice, "heavy_idle", f.heavyIdle, "gc_percent", f.gcPercent, "worker_stall_timeout", f.stallTimeout, "shutdown_timeout", f.shutdownTimeout, "decoders_exact", media.Exact(),
+		"media_order", f.mediaOrder, "heavy_nice", f.heavyNice, "heavy_idle", f.heavyIdle, "gc_percent", f.gcPercent, "worker_stall_timeout", f.stallTimeout, "shutdown_timeout", f.shutdownTimeout, "decoders_exact", media.Exact(),
 		"api_keys", len(c.apiKeys), "metrics_auth", f.metricsAuth, "tls", c.httpTLS != nil,
 		"worker_tls_ca", f.workerTLSCA, "worker_tls_client_cert", f.workerTLSCert != "", "worker_tls_server_name", f.workerTLSName)
+	f.fleetFlags.log(log)
 	for _, w := range pr.Warnings {
 		log.Warn("shared memory: " + w)
 	}
