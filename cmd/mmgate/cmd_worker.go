@@ -34,6 +34,8 @@ type workerFlags struct {
 	toolCall       string
 	tokenDelay     time.Duration
 	rejectEvery    int
+	prefixCache    int
+	prefillRate    float64
 	maxMessageSize int
 	tlsCert        string
 	tlsKey         string
@@ -56,6 +58,8 @@ func (w *workerFlags) register(fs *flag.FlagSet) {
 	fs.DurationVar(&w.tokenDelay, "token-delay", 0, "pause between streamed tokens (tests of cancellation)")
 	fs.IntVar(&w.rejectEvery, "reject-every", 0, "fail every Nth Generate call with INVALID_ARGUMENT (fault injection; 0 never)")
 	fs.IntVar(&w.maxMessageSize, "max-message-size", 256<<20, "gRPC max message size in bytes")
+	fs.IntVar(&w.prefixCache, "prefix-cache-tokens", refworker.DefaultPrefixCache, "prompt tokens the worker's model of a prefix cache holds, reported as cached_tokens (0: no cache)")
+	fs.Float64Var(&w.prefillRate, "prefill-rate", 0, "prompt tokens per second the worker pretends to compute before its first token (the cache's tokens are free; 0: no wait)")
 }
 
 // registerTLS adds the TLS flags of `mmgate worker` (the embedded worker
@@ -91,6 +95,8 @@ func (w *workerFlags) build(log *slog.Logger) (*refworker.Server, *shm.Reader, e
 		ToolCall:        w.toolCall,
 		TokenDelay:      w.tokenDelay,
 		RejectEvery:     w.rejectEvery,
+		PrefixCache:     cacheTokens(w.prefixCache),
+		PrefillRate:     w.prefillRate,
 		Encode:          w.encode,
 		Version:         "mmgate-" + version,
 		Logger:          log,
@@ -100,6 +106,15 @@ func (w *workerFlags) build(log *slog.Logger) (*refworker.Server, *shm.Reader, e
 		return nil, nil, err
 	}
 	return srv, reader, nil
+}
+
+// cacheTokens maps --prefix-cache-tokens to Options.PrefixCache: 0 (the
+// flag's "off") is negative there, where 0 is the default.
+func cacheTokens(n int) int {
+	if n == 0 {
+		return -1
+	}
+	return n
 }
 
 func (w *workerFlags) grpcServer() (*grpc.Server, error) {

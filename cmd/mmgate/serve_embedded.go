@@ -52,7 +52,7 @@ func startEmbeddedWorkerWith(ctx context.Context, modelDir, dir string, f *serve
 	keep := ef.keepShm && ef.protocol == refworker.TokenSpeed
 	w := workerFlags{
 		protocol: ef.protocol, model: modelDir, listen: "unix://" + sock, fingerprint: f.embeddedFP, shmDir: f.shmDir,
-		maxMessageSize: int(f.maxMessageSize), keepShm: keep, encode: heavy,
+		maxMessageSize: int(f.maxMessageSize), keepShm: keep, encode: heavy, prefixCache: refworker.DefaultPrefixCache,
 	}
 	srv, reader, err := w.build(log.With("component", "embedded-worker"))
 	if err != nil {
