@@ -207,7 +207,7 @@ func (f *Fleet) retire(e *entry, judge bool) {
 	now := f.now()
 	if judge && (w.Info() == nil || now.Sub(e.added) < f.flap) {
 		wait := f.backoff.Failed(e.w.URL, now)
-		f.log.Info("discovery: worker left soon after it came; its URL waits before the next registration",
+		f.log.Debug("discovery: worker left soon after it came; its URL waits before its next registration",
 			"url", e.w.URL, "pod", e.w.Pod(), "reached", w.Info() != nil, "wait", wait)
 	}
 	if f.eng.Remove(e.w.URL) && w.InFlight() > 0 {
