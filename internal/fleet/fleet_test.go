@@ -4,19 +4,24 @@ import (
 	"context"
 	"errors"
 	"io"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/mmgate/mmgate/engine"
 	"github.com/mmgate/mmgate/engine/builtin"
 	"github.com/mmgate/mmgate/engine/protocol"
 	"github.com/mmgate/mmgate/internal/demomodel"
 	"github.com/mmgate/mmgate/internal/discovery"
+	"github.com/mmgate/mmgate/internal/testutil/procs"
 	"github.com/mmgate/mmgate/refworker"
 	"github.com/mmgate/mmgate/refworker/refworkertest"
 )
@@ -82,13 +87,7 @@ func pod(url, uid string) discovery.Worker {
 
 func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	procs.WaitFor(t, nil, cond, what)
 }
 
 func state(f *Fleet, url string) string {
@@ -100,23 +99,13 @@ func state(f *Fleet, url string) string {
 	return ""
 }
 
-func gauge(t *testing.T, reg *prometheus.Registry, name, st string) float64 {
+// series reports whether reg exposes the sample line want (e.g.
+// `mmgate_workers{state="healthy"} 1`).
+func series(t *testing.T, reg *prometheus.Registry, want string) bool {
 	t.Helper()
-	mfs, err := reg.Gather()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, mf := range mfs {
-		if mf.GetName() != name {
-			continue
-		}
-		for _, m := range mf.GetMetric() {
-			if m.GetLabel()[0].GetValue() == st {
-				return m.GetGauge().GetValue()
-			}
-		}
-	}
-	return -1
+	rec := httptest.NewRecorder()
+	promhttp.HandlerFor(reg, promhttp.HandlerOpts{}).ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
+	return slices.Contains(strings.Split(rec.Body.String(), "\n"), want)
 }
 
 func TestAddUseRemove(t *testing.T) {
@@ -127,11 +116,10 @@ func TestAddUseRemove(t *testing.T) {
 	}
 	f.AddWorker(pod(url, "u1"))
 	waitFor(t, "discovered worker healthy", func() bool { return state(f, url) == StateHealthy })
-	if got := gauge(t, reg, "mmgate_workers", StateHealthy); got != 1 {
-		t.Fatalf("mmgate_workers{healthy} = %v", got)
-	}
-	if got := gauge(t, reg, "mmgate_discovery_pods", "ready"); got != 1 {
-		t.Fatalf("mmgate_discovery_pods{ready} = %v", got)
+	for _, want := range []string{`mmgate_workers{state="healthy"} 1`, `mmgate_discovery_pods{state="ready"} 1`, `mmgate_discovery_synced 1`} {
+		if !series(t, reg, want) {
+			t.Fatalf("no %s", want)
+		}
 	}
 	w, err := eng.Pick(demomodel.Name, nil, nil)
 	if err != nil {
@@ -149,8 +137,8 @@ func TestAddUseRemove(t *testing.T) {
 	if _, err := eng.Pick(demomodel.Name, nil, nil); !errors.Is(err, engine.ErrNoWorker) {
 		t.Fatalf("after removal: %v (want no_worker: the model is remembered)", err)
 	}
-	if got := gauge(t, reg, "mmgate_workers", StateDraining); got != 1 {
-		t.Fatalf("mmgate_workers{draining} = %v", got)
+	if !series(t, reg, `mmgate_workers{state="draining"} 1`) {
+		t.Fatal("the removed worker with a request in flight is not draining")
 	}
 	n := 0
 	for {
@@ -167,8 +155,8 @@ func TestAddUseRemove(t *testing.T) {
 	if n != 50 {
 		t.Fatalf("%d tokens, want 50", n)
 	}
-	if got := gauge(t, reg, "mmgate_workers", StateDraining); got != 0 {
-		t.Fatalf("mmgate_workers{draining} = %v after the last request", got)
+	if !series(t, reg, `mmgate_workers{state="draining"} 0`) {
+		t.Fatal("still draining after the last request")
 	}
 	if len(f.Details().Workers) != 0 || eng.Has(url) {
 		t.Fatal("the removed worker is still known")
@@ -186,8 +174,8 @@ func TestFlappingWorkerBacksOff(t *testing.T) {
 	if st := state(f, url); st != StateWaiting || eng.Has(url) {
 		t.Fatalf("re-added at once: state %q", st)
 	}
-	if got := gauge(t, reg, "mmgate_workers", StateWaiting); got != 1 {
-		t.Fatalf("mmgate_workers{waiting} = %v", got)
+	if !series(t, reg, `mmgate_workers{state="waiting"} 1`) {
+		t.Fatal("the delayed worker is not waiting")
 	}
 	if d := f.Details().Workers[0].DialInMS; d <= 0 || d > 200 {
 		t.Fatalf("dial in %d ms, want (0, 200]", d)

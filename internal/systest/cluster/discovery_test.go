@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"regexp"
 	"strconv"
@@ -261,22 +260,14 @@ func restart(t *testing.T, c *cluster, s *served, ips []string) {
 			t.Fatalf("served by %s after the restart, want worker-e", w)
 		}
 	}
-	body := metricsText(t, g.url)
+	body, err := procs.Metrics(g.url)
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, want := range []string{`mmgate_workers{state="healthy"} 1`, `mmgate_discovery_pods{state="ready"} 1`,
 		`mmgate_discovery_pods{state="not_ready"} 1`, `mmgate_discovery_synced 1`} {
 		if !contains(body, want) {
 			t.Errorf("metrics lack %s", want)
 		}
 	}
-}
-
-func metricsText(t *testing.T, url string) string {
-	t.Helper()
-	r, err := http.Get(url + "/metrics")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Body.Close()
-	b, _ := io.ReadAll(r.Body)
-	return string(b)
 }
