@@ -1,33 +1,24 @@
 package cluster
 
 import (
-	"bytes"
 	"encoding/base64"
 	"fmt"
-	"image"
-	"image/color"
-	"image/jpeg"
 	"testing"
 
 	"github.com/openai/openai-go/v3"
 
 	"github.com/mmgate/mmgate/internal/testutil/procs"
+	"github.com/mmgate/mmgate/internal/tools/synth"
 )
 
 // jpegData is a w×h synthetic JPEG (seed varies it) as a data: URL.
 func jpegData(t *testing.T, w, h, seed int) string {
 	t.Helper()
-	img := image.NewRGBA(image.Rect(0, 0, w, h))
-	for y := range h {
-		for x := range w {
-			img.Set(x, y, color.RGBA{uint8(x*7 + seed*31), uint8(y*5 + seed), uint8((x ^ y) + seed*3), 255})
-		}
-	}
-	var b bytes.Buffer
-	if err := jpeg.Encode(&b, img, &jpeg.Options{Quality: 85}); err != nil {
+	b, err := synth.JPEG(w, h, seed)
+	if err != nil {
 		t.Fatal(err)
 	}
-	return "data:image/jpeg;base64," + base64.StdEncoding.EncodeToString(b.Bytes())
+	return "data:image/jpeg;base64," + base64.StdEncoding.EncodeToString(b)
 }
 
 // With cache_aware, every follow-up turn of an image conversation goes to
