@@ -125,20 +125,26 @@ var metricLine = regexp.MustCompile(`(?m)^([a-z_]+) ([0-9.e+]+)$`)
 // gauge reads an unlabelled metric from the gateway's /metrics.
 func gauge(t testing.TB, url, name string) float64 {
 	t.Helper()
-	r, err := http.Get(url + "/metrics")
-	if err != nil {
-		t.Fatal(err)
+	v, ok := metric(url, name)
+	if !ok {
+		t.Fatalf("metric %s missing", name)
 	}
-	defer r.Body.Close()
-	b, _ := io.ReadAll(r.Body)
-	for _, m := range metricLine.FindAllStringSubmatch(string(b), -1) {
+	return v
+}
+
+// metric reads an unlabelled metric; false when it cannot.
+func metric(url, name string) (float64, bool) {
+	b, err := procs.Metrics(url)
+	if err != nil {
+		return 0, false
+	}
+	for _, m := range metricLine.FindAllStringSubmatch(b, -1) {
 		if m[1] == name {
 			v, _ := strconv.ParseFloat(m[2], 64)
-			return v
+			return v, true
 		}
 	}
-	t.Fatalf("metric %s missing", name)
-	return 0
+	return 0, false
 }
 
 // healthy checks that the gateway still answers a plain text request.
