@@ -20,7 +20,6 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 
 	"github.com/mmgate/mmgate/engine"
-	protocols "github.com/mmgate/mmgate/engine/builtin"
 	"github.com/mmgate/mmgate/family/builtin"
 	"github.com/mmgate/mmgate/internal/cpupool"
 	"github.com/mmgate/mmgate/internal/demomodel"
@@ -367,21 +366,11 @@ func serve(ctx context.Context, s *stdio, f *serveFlags, c *serveConfig, log *sl
 	defer pool.Close()
 	defer stopJanitor()
 
-	eng, err := engine.New(engine.Options{Protocols: protocols.Protocols(), StallTimeout: f.stallTimeout, Workers: c.workers,
-		Models: servedModels(f, modelDir), Policy: f.policy, CacheAware: f.cacheAware(),
-		HealthInterval: f.healthInterval, Pool: pool, Registerer: reg, Logger: log})
+	eng, fl, stopWorkers, err := startWorkers(f, c, modelDir, pool, reg, log)
 	if err != nil {
 		return err
 	}
-	if err := eng.Start(context.Background()); err != nil {
-		return err
-	}
-	defer eng.Close()
-	fl, stopFleet, err := startFleet(f, c, eng, reg, log)
-	if err != nil {
-		return err
-	}
-	defer stopFleet()
+	defer stopWorkers()
 
 	dec, fetcher, vdec, err := serveMedia(f, c, log)
 	if err != nil {
@@ -412,11 +401,9 @@ func serve(ctx context.Context, s *stdio, f *serveFlags, c *serveConfig, log *sl
 		}
 	}
 	return serveHTTP(ctx, f, c, srv, log, announce, func() {
-		// Discovery stops changing the workers; the engine waits for the
-		// Abort calls of cut requests; then no worker will read our
-		// segments any more.
-		stopFleet()
-		eng.Close()
+		// Discovery stops; the engine waits for the Abort calls of cut
+		// requests; then no worker will read our segments any more.
+		stopWorkers()
 		stopJanitor()
 		pool.Close()
 		removeOwnSegments(log, pool)

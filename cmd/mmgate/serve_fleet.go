@@ -17,11 +17,13 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/mmgate/mmgate/engine"
+	protocols "github.com/mmgate/mmgate/engine/builtin"
 	"github.com/mmgate/mmgate/internal/discovery/kube"
 	"github.com/mmgate/mmgate/internal/fleet"
 	"github.com/mmgate/mmgate/internal/pipeline"
 	"github.com/mmgate/mmgate/internal/prefixtree"
 	"github.com/mmgate/mmgate/internal/routing"
+	"github.com/mmgate/mmgate/shm"
 )
 
 // This file answers: where do the gateway's workers come from, and which
@@ -126,18 +128,41 @@ func servedModels(f *serveFlags, modelDir string) []string {
 	return []string{filepath.Base(filepath.Clean(modelDir))}
 }
 
-// startFleet puts a Fleet over the engine, registers its metrics and, with
-// --service-discovery, watches pods until stop is called.
-func startFleet(f *serveFlags, c *serveConfig, eng *engine.Engine, reg prometheus.Registerer, log *slog.Logger) (fl *fleet.Fleet, stop func(), err error) {
+// startWorkers starts the engine over the static workers, puts a Fleet over
+// it (registering their metrics) and, with --service-discovery, watches
+// pods. stop stops discovery, then closes the engine; it may be called
+// more than once.
+func startWorkers(f *serveFlags, c *serveConfig, modelDir string, pool *shm.Pool, reg prometheus.Registerer, log *slog.Logger) (eng *engine.Engine, fl *fleet.Fleet, stop func(), err error) {
+	eng, err = engine.New(engine.Options{Protocols: protocols.Protocols(), StallTimeout: f.stallTimeout, Workers: c.workers,
+		Models: servedModels(f, modelDir), Policy: f.policy, CacheAware: f.cacheAware(),
+		HealthInterval: f.healthInterval, Pool: pool, Registerer: reg, Logger: log})
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if err := eng.Start(context.Background()); err != nil {
+		return nil, nil, nil, err
+	}
 	tmpl := engine.WorkerConfig{Transport: c.mode, ShmMinBytes: int(f.shmMinBytes), MaxMessageSize: int(f.maxMessageSize)}
-	if fl, err = fleet.New(fleet.Options{Engine: eng, Worker: tmpl, Logger: log}); err != nil {
-		return nil, nil, err
+	fl, err = fleet.New(fleet.Options{Engine: eng, Worker: tmpl, Logger: log})
+	if err == nil {
+		err = reg.Register(fl.Collector())
 	}
-	if err := reg.Register(fl.Collector()); err != nil {
-		return nil, nil, err
+	var stopFleet func()
+	if err == nil {
+		stopFleet, err = f.discover(fl, log)
 	}
+	if err != nil {
+		eng.Close()
+		return nil, nil, nil, err
+	}
+	return eng, fl, func() { stopFleet(); eng.Close() }, nil
+}
+
+// discover watches pods with --service-discovery, feeding fl, until the
+// returned function is called (which also closes fl).
+func (f *fleetFlags) discover(fl *fleet.Fleet, log *slog.Logger) (stop func(), err error) {
 	if !f.discovery {
-		return fl, fl.Close, nil
+		return fl.Close, nil
 	}
 	kubeconfig := f.kubeconfig
 	if kubeconfig == "" {
@@ -148,7 +173,7 @@ func startFleet(f *serveFlags, c *serveConfig, eng *engine.Engine, reg prometheu
 	d, err := kube.New(kube.Options{Selector: f.selectors, Namespace: f.namespace, Port: f.port,
 		Kubeconfig: kubeconfig, Sink: fl, Logger: log})
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	fl.Attach("kubernetes", d.Status)
 	ctx, cancel := context.WithCancel(context.Background())
@@ -158,7 +183,7 @@ func startFleet(f *serveFlags, c *serveConfig, eng *engine.Engine, reg prometheu
 			log.Error("discovery stopped", "err", err)
 		}
 	})
-	return fl, func() { cancel(); wg.Wait(); fl.Close() }, nil
+	return func() { cancel(); wg.Wait(); fl.Close() }, nil
 }
 
 // withFleet is the pipeline with the discovery details in its health.
