@@ -25,7 +25,7 @@ func BenchmarkPick(b *testing.B) {
 	need := []vision.Modality{vision.Image}
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := e.Pick(model, need); err != nil {
+		if _, err := e.Pick(model, need, nil); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -51,7 +51,7 @@ func BenchmarkGenerate(b *testing.B) {
 				b.Fatal(err)
 			}
 			defer e.Close()
-			w, err := e.Pick(model, nil)
+			w, err := e.Pick(model, nil, nil)
 			if err != nil {
 				b.Fatal(err)
 			}

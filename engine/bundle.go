@@ -32,7 +32,7 @@ func (e *Engine) FetchBundle(ctx context.Context, model, dir string) (string, er
 	if err != nil {
 		return "", err
 	}
-	first := e.choose(cands)
+	first := e.choose(model, cands, nil)
 	order := []*Worker{first}
 	for _, w := range cands {
 		if w != first {

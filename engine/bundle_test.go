@@ -144,7 +144,7 @@ func TestFetchBundleChecks(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			url := startFake(t, &fakeWorker{data: c.data, sum: c.sum})
 			e := newEngine(t, Options{Workers: []WorkerConfig{{URL: url}}})
-			w, err := e.Pick("fake", nil)
+			w, err := e.Pick("fake", nil, nil)
 			if err != nil {
 				t.Fatal(err)
 			}

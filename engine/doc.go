@@ -26,22 +26,51 @@
 // scratch (protocol and info included) until it answers. A connection
 // failure during Generate also takes the worker out at once.
 //
-// Workers can be added and removed while the engine runs (Add, Remove): an
-// added worker is reached at once in the background; a removed one gets no
-// new request, its streams in flight finish, and its connection closes when
-// the last one ends.
+// Workers can be added and removed while the engine runs (Add, Remove),
+// and the engine may start with none: an added worker is reached at once in
+// the background; a removed one gets no new request (one that picked it
+// just before goes to another worker, as after a failed connection), its
+// streams in flight finish, and its connection closes when the last one
+// ends. WorkerConfig.Model gives a worker another served name than the one
+// it reports.
 //
 // A worker's Capabilities are its protocol's (encoder dtypes, shared
 // memory, item layout, mixed modalities, raw media) with the modalities and
 // keep-after-read it reported; its Route (what shm.Batch.Place needs) and
 // EncoderDType follow from them. Pick answers by served model name:
-// ErrModelNotFound when no worker reached so far serves it, ErrModality when
-// none of its workers takes the request's modalities (one it lacks, or
-// several in one request where the protocol cannot carry that; no media is
-// fetched), ErrNoWorker when none of the capable workers is healthy.
-// least_loaded takes the worker with the fewest requests (other clients'
-// running + waiting requests from the last loads call plus this gateway's
-// in-flight streams); round_robin rotates.
+// ErrModelNotFound when no worker reached so far serves it and it is not a
+// served model name, ErrModality when none of its workers takes the
+// request's modalities (one it lacks, or several in one request where the
+// protocol cannot carry that; no media is fetched), ErrNoWorker when none
+// of the capable workers is healthy. Served model names are remembered
+// (Options.Models, and every name a worker reported): a model whose last
+// worker left is ErrNoWorker (503), not ErrModelNotFound (404), and is still
+// listed by Models.
+//
+// # Policies
+//
+// Pick chooses among the healthy capable workers by Options.Policy,
+// reading what the Routing input gives:
+//
+//   - least_loaded (default): the fewest requests (other clients' running
+//     and waiting requests from the last loads call plus this gateway's
+//     in-flight streams), ties broken by rotation;
+//   - round_robin: rotation;
+//   - power_of_two: the less loaded of two drawn at random;
+//   - consistent_hash: the first usable worker clockwise from Routing.Key
+//     on a ring of the workers' URLs (150 points each), so a session stays
+//     on its worker while it lives and only the keys of a removed worker
+//     move;
+//   - cache_aware: SMG's cache-aware routing over an approximate prefix tree
+//     per model of the prompts sent to each worker, keyed by token ids with
+//     each media item's pad tokens keyed by its content hash (package
+//     internal/routing has the rule and its thresholds,
+//     Options.CacheAware); the chosen worker's tree learns the prompt, and a
+//     removed worker's entries are dropped.
+//
+// A prompt-aware policy without its input (no Key, no IDs) chooses as
+// least_loaded does. Routing.PlacedFor restricts the choice to workers that
+// take a request's tensors as they were already placed.
 //
 // # Lease rule
 //

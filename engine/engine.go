@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"log/slog"
 	"slices"
-	"sort"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -18,7 +17,6 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 
 	"github.com/mmgate/mmgate/engine/protocol"
-	"github.com/mmgate/mmgate/vision"
 )
 
 // Engine is the gateway's registry of workers: connections, protocol
@@ -30,6 +28,8 @@ type Engine struct {
 	m      *metrics
 	protos map[string]protocol.Protocol // by name; Options.Protocols keeps the order
 	rr     atomic.Uint64
+	route  *router
+	known  *memory
 	// workers is the current worker list, replaced (never modified in
 	// place) under mu by Add and Remove, read without a lock.
 	workers atomic.Pointer[[]*Worker]
@@ -51,9 +51,6 @@ const (
 // New validates the options and creates the workers' gRPC clients (no
 // connection is made until Start).
 func New(o Options) (*Engine, error) {
-	if len(o.Workers) == 0 {
-		return nil, fmt.Errorf("engine: no workers: %w", ErrBadOptions)
-	}
 	if err := o.defaults(); err != nil {
 		return nil, err
 	}
@@ -61,7 +58,7 @@ func New(o Options) (*Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	e := &Engine{opts: o, log: o.Logger, m: m, protos: map[string]protocol.Protocol{}}
+	e := &Engine{opts: o, log: o.Logger, m: m, protos: map[string]protocol.Protocol{}, route: newRouter(o), known: newMemory(o.Models)}
 	for _, p := range o.Protocols {
 		if p == nil || p.Name() == "" || e.protos[p.Name()] != nil {
 			return nil, fmt.Errorf("engine: protocols must be non-nil with distinct names: %w", ErrBadOptions)
@@ -79,7 +76,7 @@ func New(o Options) (*Engine, error) {
 		}
 		list = append(list, w)
 	}
-	e.workers.Store(&list)
+	e.setList(list)
 	return e, nil
 }
 
@@ -88,12 +85,14 @@ func (o *Options) defaults() error {
 	if len(o.Protocols) == 0 {
 		return fmt.Errorf("engine: no protocols: %w", ErrBadOptions)
 	}
-	switch o.Policy {
-	case "":
+	if o.Policy == "" {
 		o.Policy = PolicyLeastLoaded
-	case PolicyLeastLoaded, PolicyRoundRobin:
-	default:
-		return fmt.Errorf("engine: policy %q (want least_loaded or round_robin): %w", o.Policy, ErrBadOptions)
+	}
+	if !slices.Contains(Policies(), o.Policy) {
+		return fmt.Errorf("engine: policy %q (want one of %s): %w", o.Policy, strings.Join(Policies(), ", "), ErrBadOptions)
+	}
+	if c := o.CacheAware; c.Threshold > 1 || c.MaxTreeTokens < 0 || c.MaxTreeAge < 0 {
+		return fmt.Errorf("engine: cache_aware threshold %v (want at most 1), tree size %d or age %v: %w", c.Threshold, c.MaxTreeTokens, c.MaxTreeAge, ErrBadOptions)
 	}
 	if o.HealthInterval < 0 || o.HealthTimeout < 0 || o.AbortTimeout < 0 || o.MaxBundleBytes < 0 {
 		return fmt.Errorf("engine: negative interval, timeout or size: %w", ErrBadOptions)
@@ -135,7 +134,7 @@ func (e *Engine) newWorker(c WorkerConfig, list []*Worker) (*Worker, error) {
 	if err != nil {
 		return nil, fmt.Errorf("engine: worker %s: %v: %w", c.URL, err, ErrBadURL)
 	}
-	w := &Worker{cfg: s, conn: conn, pool: e.opts.Pool, m: e.m}
+	w := &Worker{cfg: s, conn: conn, pool: e.opts.Pool, m: e.m, e: e}
 	e.m.healthy.WithLabelValues(s.url).Set(0)
 	e.m.inflight.WithLabelValues(s.url).Set(0)
 	return w, nil
@@ -168,6 +167,25 @@ func (e *Engine) dialOptions(s workerSettings) []grpc.DialOption {
 
 // list is the current worker list; never modify it.
 func (e *Engine) list() []*Worker { return *e.workers.Load() }
+
+// setList installs the next worker list (under e.mu once the engine runs).
+func (e *Engine) setList(next []*Worker) {
+	e.workers.Store(&next)
+	e.route.workersChanged(e.opts.Policy, next)
+}
+
+// Has reports whether a worker with that URL is registered.
+func (e *Engine) Has(url string) bool { return e.byURL(url) != nil }
+
+// byURL is the registered worker with that URL, or nil.
+func (e *Engine) byURL(url string) *Worker {
+	for _, w := range e.list() {
+		if w.cfg.url == url {
+			return w
+		}
+	}
+	return nil
+}
 
 // Workers returns the current workers, in the order they were configured
 // or added.
@@ -223,8 +241,7 @@ func (e *Engine) Add(c WorkerConfig) (*Worker, error) {
 	if err != nil {
 		return nil, err
 	}
-	next := append(slices.Clone(cur), w)
-	e.workers.Store(&next)
+	e.setList(append(slices.Clone(cur), w))
 	if e.state == stateStarted {
 		e.bindLoop(w)
 		e.bg.Add(1)
@@ -249,13 +266,16 @@ func (e *Engine) Remove(url string) bool {
 		return false
 	}
 	w := cur[i]
-	next := slices.Delete(slices.Clone(cur), i, i+1)
-	e.workers.Store(&next)
+	e.setList(slices.Delete(slices.Clone(cur), i, i+1))
 	if w.stop != nil {
 		w.stop()
 	}
 	e.mu.Unlock()
+	e.route.forget(url)
 	w.setDown("removed")
+	// A request that picked w before this line either sees removed set
+	// after counting itself in flight (and goes elsewhere), or is counted
+	// here and finishes before the connection closes.
 	w.removed.Store(true)
 	if w.inflight.Load() == 0 {
 		w.retire()
@@ -297,153 +317,4 @@ func (e *Engine) Close() error {
 		}
 	})
 	return nil
-}
-
-// Model is one served model name and what its workers report.
-type Model struct {
-	Name string
-	// Info is the info of one of its workers (a healthy one when there is
-	// one).
-	Info *protocol.Info
-	// Workers serve the model (reached at least once); Healthy are in the
-	// rotation.
-	Workers, Healthy int
-}
-
-// Models lists the served models known from workers reached at least once,
-// sorted by name.
-func (e *Engine) Models() []Model {
-	byName := map[string]*Model{}
-	for _, w := range e.list() {
-		w.mu.RLock()
-		info, healthy := w.info, w.healthy
-		w.mu.RUnlock()
-		if info == nil {
-			continue
-		}
-		m := byName[info.Name()]
-		if m == nil {
-			m = &Model{Name: info.Name(), Info: info}
-			byName[m.Name] = m
-		}
-		m.Workers++
-		if healthy {
-			if m.Healthy == 0 {
-				m.Info = info
-			}
-			m.Healthy++
-		}
-	}
-	out := make([]Model, 0, len(byName))
-	for _, m := range byName {
-		out = append(out, *m)
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
-	return out
-}
-
-// Ready reports whether any worker is healthy.
-func (e *Engine) Ready() bool {
-	for _, w := range e.list() {
-		if w.Healthy() {
-			return true
-		}
-	}
-	return false
-}
-
-// Pick chooses a healthy worker serving model that can take a request
-// carrying the modalities in need (each once), by the policy. Errors:
-// ErrModelNotFound (no worker reached so far serves it; when some workers
-// were never reached, ErrNoWorker instead, as the model may be theirs),
-// ErrModality (no worker of the model takes need: a modality it lacks, or
-// several modalities its protocol cannot carry in one request), ErrNoWorker
-// (none of its capable workers is healthy).
-func (e *Engine) Pick(model string, need []vision.Modality) (*Worker, error) {
-	cands, err := e.candidates(model, need)
-	if err != nil {
-		return nil, err
-	}
-	return e.choose(cands), nil
-}
-
-// candidates are the healthy workers of model that take need.
-func (e *Engine) candidates(model string, need []vision.Modality) ([]*Worker, error) {
-	var known, capable, unknown int
-	var healthy []*Worker
-	var takes []string // what the model's workers take, for the refusal
-	for _, w := range e.list() {
-		w.mu.RLock()
-		info, ok, caps := w.info, w.healthy, w.caps
-		w.mu.RUnlock()
-		if info == nil {
-			unknown++
-			continue
-		}
-		if info.Name() != model {
-			continue
-		}
-		known++
-		if !caps.Takes(need) {
-			if d := describeTakes(w.Runtime(), caps); !slices.Contains(takes, d) {
-				takes = append(takes, d)
-			}
-			continue
-		}
-		capable++
-		if ok {
-			healthy = append(healthy, w)
-		}
-	}
-	switch {
-	case known == 0 && unknown > 0:
-		return nil, fmt.Errorf("engine: model %q: not served by any worker reached so far (%d not reached): %w", model, unknown, ErrNoWorker)
-	case known == 0:
-		return nil, fmt.Errorf("engine: model %q: %w", model, ErrModelNotFound)
-	case capable == 0:
-		return nil, fmt.Errorf("engine: model %q: no worker takes %v%s (%s): %w", model, need, mixNote(need), strings.Join(takes, "; "), ErrModality)
-	case len(healthy) == 0:
-		return nil, fmt.Errorf("engine: model %q: %d workers, none healthy: %w", model, known, ErrNoWorker)
-	}
-	return healthy, nil
-}
-
-// describeTakes says what a worker of that runtime and capabilities takes.
-func describeTakes(runtime string, c protocol.Capabilities) string {
-	if runtime == "" {
-		runtime = "a worker"
-	}
-	if len(c.Modalities) == 0 {
-		return runtime + ": text only"
-	}
-	s := fmt.Sprintf("%s: %v", runtime, c.Modalities)
-	if !c.MixModalities && len(c.Modalities) > 1 {
-		s += ", one modality per request"
-	}
-	return s
-}
-
-// mixNote explains a refusal of several modalities.
-func mixNote(need []vision.Modality) string {
-	if len(need) > 1 {
-		return " (in one request)"
-	}
-	return ""
-}
-
-// choose applies the policy to a non-empty candidate list. Round robin
-// rotates; least loaded takes the smallest load, ties broken by rotation.
-func (e *Engine) choose(c []*Worker) *Worker {
-	start := int(e.rr.Add(1)-1) % len(c)
-	if e.opts.Policy == PolicyRoundRobin {
-		return c[start]
-	}
-	best, bestLoad := c[start], c[start].load()
-	for k := 1; k < len(c); k++ {
-		w := c[(start+k)%len(c)]
-		if l := w.load(); l < bestLoad {
-			best, bestLoad = w, l
-		}
-	}
-	return best
 }

@@ -43,7 +43,7 @@ func TestConnectAndInfo(t *testing.T) {
 		t.Errorf("model info: %v", mi)
 	}
 
-	w, err := e.Pick(model, []vision.Modality{vision.Image, vision.Video})
+	w, err := e.Pick(model, []vision.Modality{vision.Image, vision.Video}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,7 +62,7 @@ func TestConnectAndInfo(t *testing.T) {
 		t.Errorf("encoder dtype %v", w.EncoderDType())
 	}
 
-	u, err := e.Pick("z-other", nil)
+	u, err := e.Pick("z-other", nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,7 +84,7 @@ func TestNoPoolMeansInline(t *testing.T) {
 	dir := t.TempDir()
 	wk := startWorker(t, "tcp", dir, func(o *refworker.Options) { o.EncoderDType = "float32" })
 	e := newEngine(t, Options{Workers: []WorkerConfig{{URL: wk.url, Transport: shm.ModeShm}}})
-	w, err := e.Pick(model, nil)
+	w, err := e.Pick(model, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -111,22 +111,22 @@ func TestPickErrors(t *testing.T) {
 		{model, []vision.Modality{vision.Video}, nil},
 	}
 	for _, c := range cases {
-		_, err := e.Pick(c.model, c.need)
+		_, err := e.Pick(c.model, c.need, nil)
 		if !errors.Is(err, c.want) || (c.want == nil) != (err == nil) {
 			t.Errorf("Pick(%q, %v) = %v, want %v", c.model, c.need, err, c.want)
 		}
 	}
 	wk.stop()
 	waitFor(t, "worker down", func() bool { return !e.Ready() })
-	if _, err := e.Pick(model, nil); !errors.Is(err, ErrNoWorker) {
+	if _, err := e.Pick(model, nil, nil); !errors.Is(err, ErrNoWorker) {
 		t.Errorf("down worker: %v", err)
 	}
 	// A worker known to serve another model still gives 404 for unknown
 	// names, and the modality check holds while it is down.
-	if _, err := e.Pick("nope", nil); !errors.Is(err, ErrModelNotFound) {
+	if _, err := e.Pick("nope", nil, nil); !errors.Is(err, ErrModelNotFound) {
 		t.Errorf("unknown model while down: %v", err)
 	}
-	if _, err := e.Pick(model, []vision.Modality{vision.Audio}); !errors.Is(err, ErrModality) {
+	if _, err := e.Pick(model, []vision.Modality{vision.Audio}, nil); !errors.Is(err, ErrModality) {
 		t.Errorf("modality while down: %v", err)
 	}
 }
@@ -136,7 +136,7 @@ func TestNeverReachedWorker(t *testing.T) {
 	if e.Ready() || len(e.Models()) != 0 {
 		t.Fatal("ready without a worker")
 	}
-	if _, err := e.Pick(model, nil); !errors.Is(err, ErrNoWorker) {
+	if _, err := e.Pick(model, nil, nil); !errors.Is(err, ErrNoWorker) {
 		t.Errorf("pick: %v", err)
 	}
 }
@@ -148,7 +148,7 @@ func TestRoundRobin(t *testing.T) {
 	e := newEngine(t, Options{Workers: []WorkerConfig{{URL: a.url}, {URL: b.url}}, Policy: PolicyRoundRobin})
 	var got []string
 	for range 4 {
-		w, err := e.Pick(model, nil)
+		w, err := e.Pick(model, nil, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -170,14 +170,14 @@ func TestLeastLoaded(t *testing.T) {
 	defer cancel()
 
 	// Idle workers alternate.
-	w1, _ := e.Pick(model, nil)
-	w2, _ := e.Pick(model, nil)
+	w1, _ := e.Pick(model, nil, nil)
+	w2, _ := e.Pick(model, nil, nil)
 	if w1 == w2 {
 		t.Errorf("idle workers did not alternate: %s twice", w1.URL())
 	}
 
 	// A stream open on one worker sends the next requests to the other.
-	busy, err := e.Pick(model, nil)
+	busy, err := e.Pick(model, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -191,7 +191,7 @@ func TestLeastLoaded(t *testing.T) {
 		t.Errorf("in flight %d", busy.InFlight())
 	}
 	for range 3 {
-		if w, _ := e.Pick(model, nil); w == busy {
+		if w, _ := e.Pick(model, nil, nil); w == busy {
 			t.Errorf("picked the busy worker")
 		}
 	}
@@ -212,7 +212,7 @@ func TestLeastLoaded(t *testing.T) {
 	}
 	waitFor(t, "GetLoads to see the other client", func() bool { return other.load() == 1 })
 	for range 3 {
-		if w, _ := e.Pick(model, nil); w == other {
+		if w, _ := e.Pick(model, nil, nil); w == other {
 			t.Errorf("picked the worker loaded by another client")
 		}
 	}
@@ -231,7 +231,7 @@ func TestWorkerDownAndBack(t *testing.T) {
 		t.Errorf("healthy gauge %v", v)
 	}
 	for range 4 {
-		w, err := e.Pick(model, nil)
+		w, err := e.Pick(model, nil, nil)
 		if err != nil || w == wa {
 			t.Fatalf("picked %v, %v", w, err)
 		}
@@ -247,7 +247,7 @@ func TestWorkerDownAndBack(t *testing.T) {
 	}
 	seen := map[*Worker]bool{}
 	for range 4 {
-		w, _ := e.Pick(model, nil)
+		w, _ := e.Pick(model, nil, nil)
 		seen[w] = true
 	}
 	if !seen[wa] {
@@ -261,7 +261,9 @@ func TestNewOptions(t *testing.T) {
 		o    Options
 		want error
 	}{
-		{"no workers", Options{}, ErrBadOptions},
+		{"no workers", Options{}, nil},
+		{"cache threshold", Options{Policy: PolicyCacheAware, CacheAware: CacheAwareOptions{Threshold: 1.5}}, ErrBadOptions},
+		{"tree size", Options{Policy: PolicyCacheAware, CacheAware: CacheAwareOptions{MaxTreeTokens: -1}}, ErrBadOptions},
 		{"policy", Options{Workers: []WorkerConfig{{URL: "grpc://h:1"}}, Policy: "random"}, ErrBadOptions},
 		{"twice", Options{Workers: []WorkerConfig{{URL: "grpc://h:1"}, {URL: "grpc://h:1"}}}, ErrBadOptions},
 		{"dtype", Options{Workers: []WorkerConfig{{URL: "grpc://h:1", EncoderDType: "int64"}}}, ErrBadOptions},
@@ -281,12 +283,15 @@ func TestNewOptions(t *testing.T) {
 		if !errors.Is(err, c.want) || (c.want == nil) != (err == nil) {
 			t.Errorf("%s: %v, want %v", c.name, err, c.want)
 		}
-		if e != nil {
+		if e == nil {
+			continue
+		}
+		if len(e.Workers()) > 0 {
 			if _, err := e.Generate(context.Background(), e.Workers()[0], &protocol.Request{ID: "x"}, nil); !errors.Is(err, ErrClosed) {
 				t.Errorf("generate before start: %v", err)
 			}
-			e.Close()
 		}
+		e.Close()
 	}
 }
 

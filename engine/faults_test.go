@@ -58,7 +58,7 @@ func TestWorkerStatusMapping(t *testing.T) {
 			pool := newPool(t, dir, nil)
 			url := startFake(t, &fakeWorker{genErr: status.Error(c.code, "worker says no")})
 			e := newEngine(t, Options{Workers: []WorkerConfig{{URL: url, Transport: shm.ModeShm, ShmMinBytes: -1}}, Pool: pool, HealthInterval: 1 << 40})
-			w, err := e.Pick("fake", nil)
+			w, err := e.Pick("fake", nil, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -93,7 +93,7 @@ func TestCancelBeforeFirstResponse(t *testing.T) {
 	fw := &fakeWorker{started: make(chan string, 1)}
 	url := startFake(t, fw)
 	e := newEngine(t, Options{Workers: []WorkerConfig{{URL: url, ShmMinBytes: -1, Transport: shm.ModeShm}}, Pool: pool})
-	w, _ := e.Pick("fake", nil)
+	w, _ := e.Pick("fake", nil, nil)
 	ctx, cancel := context.WithCancel(context.Background())
 	batch := pool.NewBatch(context.Background(), "early")
 	req, _ := imageRequest(t, "early", w, batch, 2, 2, true)
@@ -121,7 +121,7 @@ func TestCancelBeforeFirstResponse(t *testing.T) {
 func TestEmptyStream(t *testing.T) {
 	url := startFake(t, &fakeWorker{empty: true})
 	e := newEngine(t, Options{Workers: []WorkerConfig{{URL: url}}})
-	w, _ := e.Pick("fake", nil)
+	w, _ := e.Pick("fake", nil, nil)
 	_, err := e.Generate(context.Background(), w, &protocol.Request{ID: "e"}, nil)
 	var we *WorkerError
 	if !errors.Is(err, ErrWorker) || !errors.As(err, &we) || we.Code != codes.Internal || we.Message != "stream ended without a response" {

@@ -136,9 +136,18 @@ func (e *Engine) attempt(ctx context.Context, w *Worker, enc *encodings) (*Strea
 		return nil, fmt.Errorf("engine: generate %s: %d-byte request over the %d-byte message limit of %s: %w",
 			rid, m.size, w.cfg.maxMsg, w.URL(), ErrTooLarge)
 	}
+	if w.removed.Load() {
+		return nil, errRemoved(w)
+	}
+	w.begin()
+	if w.removed.Load() {
+		// Removed between the pick and now (Remove's comment): the
+		// connection may be closing, so the request goes elsewhere.
+		w.end()
+		return nil, errRemoved(w)
+	}
 	sctx, cancel := context.WithCancel(ctx)
 	s := &Stream{e: e, w: w, c: c, rid: rid, ctx: ctx, cancel: cancel, choices: req.Choices()}
-	w.begin()
 	s.stopAbort = context.AfterFunc(ctx, s.abort)
 	if d := e.opts.StallTimeout; d > 0 {
 		s.stall = time.AfterFunc(d, func() {
@@ -167,6 +176,12 @@ func (e *Engine) attempt(ctx context.Context, w *Worker, enc *encodings) (*Strea
 	return s, nil
 }
 
+// errRemoved is the failure of a request sent to a worker removed since it
+// was picked: like a failed connection, it is retried on another worker.
+func errRemoved(w *Worker) error {
+	return &WorkerError{Op: "generate", Worker: w.URL(), Code: codes.Unavailable, Message: "worker removed from the registry", Kind: ErrWorker}
+}
+
 // retryTarget picks another healthy worker of the same model whose
 // protocol and route can carry the request's tensors as placed, or nil.
 func (e *Engine) retryTarget(from *Worker, enc *encodings, tried map[*Worker]bool) *Worker {
@@ -187,7 +202,7 @@ func (e *Engine) retryTarget(from *Worker, enc *encodings, tried map[*Worker]boo
 	if len(ok) == 0 {
 		return nil
 	}
-	return e.choose(ok)
+	return e.choose(info.Name(), ok, nil)
 }
 
 // requestModalities are the distinct modalities of req's media.

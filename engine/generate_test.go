@@ -39,7 +39,7 @@ func TestGenerateEndToEnd(t *testing.T) {
 			pool := newPool(t, dir, nil)
 			wk := startWorker(t, c.network, dir, nil)
 			e := newEngine(t, Options{Workers: []WorkerConfig{{URL: wk.url, ShmMinBytes: c.minBytes}}, Pool: pool, Registerer: reg})
-			w, err := e.Pick(model, nil)
+			w, err := e.Pick(model, nil, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -100,7 +100,7 @@ func TestGenerateShmDescribed(t *testing.T) {
 	pool := newPool(t, dir, nil)
 	wk := startWorker(t, "tcp", dir, nil)
 	e := newEngine(t, Options{Workers: []WorkerConfig{{URL: wk.url, ShmMinBytes: -1}}, Pool: pool})
-	w, _ := e.Pick(model, nil)
+	w, _ := e.Pick(model, nil, nil)
 	batch := pool.NewBatch(context.Background(), "d")
 	req, _ := imageRequest(t, "d", w, batch, 2, 2, true)
 	req.Sampling = protocol.Sampling{}
@@ -129,7 +129,7 @@ func TestGenerateRejected(t *testing.T) {
 	pool := newPool(t, dir, nil)
 	wk := startWorker(t, "unix", dir, nil)
 	e := newEngine(t, Options{Workers: []WorkerConfig{{URL: wk.url, ShmMinBytes: -1}}, Pool: pool, Registerer: reg})
-	w, _ := e.Pick(model, nil)
+	w, _ := e.Pick(model, nil, nil)
 	batch := pool.NewBatch(context.Background(), "bad")
 	req, buf := imageRequest(t, "bad", w, batch, 2, 2, true)
 	if buf.Path() != shm.PathShm {
@@ -168,7 +168,7 @@ func TestGenerateTooLarge(t *testing.T) {
 	dir := t.TempDir()
 	wk := startWorker(t, "tcp", dir, nil)
 	e := newEngine(t, Options{Workers: []WorkerConfig{{URL: wk.url, MaxMessageSize: 1 << 20}}})
-	w, _ := e.Pick(model, nil)
+	w, _ := e.Pick(model, nil, nil)
 	req, _ := imageRequest(t, "big", w, nil, 24, 24, true) // 1.7 MB inline
 	if _, err := e.Generate(context.Background(), w, req, nil); !errors.Is(err, ErrTooLarge) {
 		t.Errorf("err = %v", err)
@@ -184,7 +184,7 @@ func TestCancelMidStream(t *testing.T) {
 	pool := newPool(t, dir, nil)
 	wk := startWorker(t, "tcp", dir, func(o *refworker.Options) { o.TokenDelay = 20 * time.Millisecond })
 	e := newEngine(t, Options{Workers: []WorkerConfig{{URL: wk.url, ShmMinBytes: -1}}, Pool: pool, Registerer: reg})
-	w, _ := e.Pick(model, nil)
+	w, _ := e.Pick(model, nil, nil)
 	ctx, cancel := context.WithCancel(context.Background())
 	batch := pool.NewBatch(ctx, "c1")
 	req, _ := imageRequest(t, "c1", w, batch, 2, 2, true)
@@ -320,7 +320,7 @@ func TestCloseAfterComplete(t *testing.T) {
 	reg := prometheus.NewRegistry()
 	wk := startWorker(t, "tcp", t.TempDir(), nil)
 	e := newEngine(t, Options{Workers: []WorkerConfig{{URL: wk.url}}, Registerer: reg})
-	w, _ := e.Pick(model, nil)
+	w, _ := e.Pick(model, nil, nil)
 	limit := uint32(3)
 	for _, n := range []uint32{0, 1, 3} {
 		rid := "n" + itoa(int(n))

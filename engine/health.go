@@ -46,12 +46,12 @@ func (e *Engine) check(ctx context.Context, w *Worker) {
 }
 
 // pollLoads reads the worker's queue lengths; a worker without a loads call
-// is balanced on local in-flight counts only.
+// is balanced on local in-flight counts only. round_robin reads no load.
 func (e *Engine) pollLoads(ctx context.Context, w *Worker) {
 	w.mu.RLock()
 	skip, c := w.noLoads, w.client
 	w.mu.RUnlock()
-	if skip || c == nil || e.opts.Policy != PolicyLeastLoaded {
+	if skip || c == nil || e.opts.Policy == PolicyRoundRobin {
 		return
 	}
 	local := w.inflight.Load()
@@ -79,6 +79,7 @@ func (e *Engine) refresh(ctx context.Context, w *Worker) {
 	if err == nil {
 		var recovered bool
 		if recovered, err = w.setInfo(p, c, info); err == nil {
+			e.known.see(info)
 			if recovered {
 				r := w.Route()
 				e.log.Info("worker up", "worker", w.URL(), "runtime", info.Runtime, "software", info.Software, "model", info.Name(),
@@ -113,6 +114,9 @@ func (e *Engine) fetchInfo(ctx context.Context, w *Worker) (protocol.Protocol, p
 		}
 		if info.ServedName == "" {
 			return nil, nil, nil, fmt.Errorf("%s: model info: empty served model name", p.Name())
+		}
+		if w.cfg.model != "" {
+			info.ServedName = w.cfg.model
 		}
 		info.Runtime, info.Fetched = p.Name(), time.Now()
 		if pool := e.opts.Pool; pool != nil && pool.SameNamespace(info.NamespaceID) {

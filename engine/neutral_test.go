@@ -221,7 +221,7 @@ func TestEngineIsProtocolNeutral(t *testing.T) {
 	}
 	// A request mixing modalities goes only where the protocol carries it.
 	for range 4 {
-		w, err := e.Pick("m", both)
+		w, err := e.Pick("m", both, nil)
 		if err != nil || w != wb {
 			t.Fatalf("mixed request picked %v, %v", w, err)
 		}
@@ -325,7 +325,7 @@ func TestAddRemoveWorkers(t *testing.T) {
 		t.Fatal("remove did not report the worker once")
 	}
 	for range 4 {
-		if w, err := e.Pick("m", img); err != nil || w != wb {
+		if w, err := e.Pick("m", img, nil); err != nil || w != wb {
 			t.Fatalf("picked %v, %v after removal", w, err)
 		}
 	}
@@ -337,7 +337,12 @@ func TestAddRemoveWorkers(t *testing.T) {
 		t.Errorf("removed worker's connection %v after its last stream", wa.conn.GetState())
 	}
 	e.Remove("grpc://b:1")
-	if _, err := e.Pick("m", img); !errors.Is(err, ErrModelNotFound) || e.Ready() {
+	// The model is remembered: no worker serves it at the moment (503),
+	// it is not unknown (404).
+	if _, err := e.Pick("m", img, nil); !errors.Is(err, ErrNoWorker) || e.Ready() || !e.Serves("m") {
 		t.Errorf("no workers left: %v", err)
+	}
+	if m := e.Models(); len(m) != 1 || m[0].Name != "m" || m[0].Workers != 0 || m[0].Info == nil {
+		t.Errorf("models with no worker left: %+v", m)
 	}
 }

@@ -33,9 +33,38 @@ const (
 
 // Policies for Options.Policy.
 const (
-	PolicyLeastLoaded = "least_loaded"
-	PolicyRoundRobin  = "round_robin"
+	PolicyLeastLoaded    = "least_loaded"
+	PolicyRoundRobin     = "round_robin"
+	PolicyCacheAware     = "cache_aware"
+	PolicyPowerOfTwo     = "power_of_two"
+	PolicyConsistentHash = "consistent_hash"
 )
+
+// Policies lists the policies, the default first.
+func Policies() []string {
+	return []string{PolicyLeastLoaded, PolicyRoundRobin, PolicyCacheAware, PolicyPowerOfTwo, PolicyConsistentHash}
+}
+
+// CacheAwareOptions tune the cache_aware policy (SMG's semantics; see the
+// package documentation). The zero value of each field means its default;
+// a negative value means zero (e.g. -1 for a threshold of 0).
+type CacheAwareOptions struct {
+	// Threshold is the fraction of a prompt's tokens a worker's recorded
+	// prefixes must match (strictly more) to win. Default 0.5.
+	Threshold float64
+	// BalanceAbs and BalanceRel: the workers are imbalanced, and the least
+	// loaded wins whatever the matches, when the most loaded has more than
+	// BalanceAbs requests above the least loaded and more than BalanceRel
+	// times its load. Defaults 32 and 1.1.
+	BalanceAbs int
+	BalanceRel float64
+	// MaxTreeTokens bounds the prompt tokens recorded per worker and model
+	// (least recently used prefixes go first). Default 262144.
+	MaxTreeTokens int
+	// MaxTreeAge drops what a worker has not been sent for this long.
+	// Default 10 min.
+	MaxTreeAge time.Duration
+}
 
 // WorkerConfig describes one worker. The zero value of every field but URL
 // means its default.
@@ -66,6 +95,9 @@ type WorkerConfig struct {
 	// Options.Protocols, e.g. "tokenspeed"). Empty: the engine detects it,
 	// trying Options.Protocols in order.
 	Runtime string
+	// Model is the served model name requests reach this worker by;
+	// empty: the name the worker reports.
+	Model string
 }
 
 // Options configure an Engine. The zero value of every field but Protocols
@@ -74,11 +106,20 @@ type Options struct {
 	// Protocols are the engine protocols workers may speak, in detection
 	// order (engine/builtin.Protocols is the built-in list). Required.
 	Protocols []protocol.Protocol
-	// Workers are the workers known at start; Add and Remove change the
-	// set later.
+	// Workers are the workers known at start (there may be none); Add and
+	// Remove change the set later.
 	Workers []WorkerConfig
-	// Policy is "least_loaded" (default) or "round_robin".
+	// Models are served model names the engine answers for before any
+	// worker reports them: a request for one of them while no worker serves
+	// it fails with ErrNoWorker, not ErrModelNotFound. Names reported by
+	// workers are remembered the same way once seen.
+	Models []string
+	// Policy is the worker selection: "least_loaded" (default),
+	// "round_robin", "cache_aware", "power_of_two" or "consistent_hash"
+	// (Policies).
 	Policy string
+	// CacheAware tunes the cache_aware policy.
+	CacheAware CacheAwareOptions
 	// HealthInterval is the period of each worker's health check. Default
 	// 5 s.
 	HealthInterval time.Duration
@@ -119,6 +160,7 @@ type workerSettings struct {
 	maxInline int
 	tls       *tls.Config // nil: plaintext
 	runtime   string      // "": detect
+	model     string      // "": the worker's served name
 }
 
 func (c WorkerConfig) settings() (workerSettings, error) {
@@ -126,7 +168,7 @@ func (c WorkerConfig) settings() (workerSettings, error) {
 	if err != nil {
 		return workerSettings{}, err
 	}
-	s := workerSettings{url: c.URL, target: target, mode: c.Transport, minBytes: c.ShmMinBytes, maxMsg: c.MaxMessageSize, runtime: c.Runtime}
+	s := workerSettings{url: c.URL, target: target, mode: c.Transport, minBytes: c.ShmMinBytes, maxMsg: c.MaxMessageSize, runtime: c.Runtime, model: c.Model}
 	if IsTLSURL(c.URL) {
 		if c.TLS != nil {
 			s.tls = c.TLS.Clone()

@@ -36,7 +36,7 @@ func TestGenerateReusesSegments(t *testing.T) {
 	pool := newPool(t, dir, reg)
 	wk := startWorker(t, "unix", dir, keepShm(t, dir))
 	e := newEngine(t, Options{Workers: []WorkerConfig{{URL: wk.url, ShmMinBytes: -1}}, Pool: pool})
-	w, err := e.Pick(model, nil)
+	w, err := e.Pick(model, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

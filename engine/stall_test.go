@@ -22,7 +22,7 @@ func TestStallBeforeFirstResponse(t *testing.T) {
 	fw := &fakeWorker{started: make(chan string, 1)}
 	url := startFake(t, fw)
 	e := newEngine(t, Options{Workers: []WorkerConfig{{URL: url, ShmMinBytes: -1, Transport: shm.ModeShm}}, Pool: pool, StallTimeout: 200 * time.Millisecond})
-	w, _ := e.Pick("fake", nil)
+	w, _ := e.Pick("fake", nil, nil)
 	batch := pool.NewBatch(context.Background(), "hung")
 	req, _ := imageRequest(t, "hung", w, batch, 2, 2, true)
 	start := time.Now()
@@ -49,7 +49,7 @@ func TestStallMidStream(t *testing.T) {
 	dir := t.TempDir()
 	wk := startWorker(t, "unix", dir, func(o *refworker.Options) { o.TokenDelay = time.Second })
 	e := newEngine(t, Options{Workers: []WorkerConfig{{URL: wk.url, Transport: shm.ModeInline}}, StallTimeout: 300 * time.Millisecond})
-	w, err := e.Pick(model, nil)
+	w, err := e.Pick(model, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

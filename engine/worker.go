@@ -20,6 +20,7 @@ type Worker struct {
 	conn *grpc.ClientConn
 	pool *shm.Pool
 	m    *metrics
+	e    *Engine // the registry it belongs to
 	// loopCtx is the context of the worker's health loop; stop ends it
 	// (Remove, Close). Both are set once, under the engine's lock, when the
 	// loop is bound.
@@ -135,10 +136,14 @@ func (w *Worker) end() {
 // closeConn closes the connection once.
 func (w *Worker) closeConn() { w.closed.Do(func() { _ = w.conn.Close() }) }
 
-// retire closes a removed worker's connection and forgets its metrics; it
+// retire closes a removed worker's connection and forgets its metrics
+// (unless a worker added since has the same URL: the series are its); it
 // runs when the last stream open on it ends, so requests in flight finish.
 func (w *Worker) retire() {
 	w.closeConn()
+	if w.e.byURL(w.cfg.url) != nil {
+		return
+	}
 	w.m.healthy.DeleteLabelValues(w.cfg.url)
 	w.m.inflight.DeleteLabelValues(w.cfg.url)
 }

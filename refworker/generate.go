@@ -31,6 +31,9 @@ type params struct {
 	ignoreEOS bool
 	logprobs  bool // log-probabilities of the output tokens
 	top       int  // alternatives per position
+	// cached is the prompt tokens the worker's prefix cache held (set
+	// once the request's media is read, before the first token).
+	cached int
 }
 
 // checkLimits refuses requests over MaxTopLogprobs or MaxN.

@@ -22,6 +22,9 @@ type received struct {
 	Path        shm.Path
 	Fingerprint string
 	Tokens      int // embedding positions over all ranges
+	// ranges and pad are where the item's embeddings go (item's).
+	ranges []span
+	pad    *uint32
 }
 
 // item is one media item as a protocol's layer read it, before the checks
@@ -57,7 +60,7 @@ func invalid(format string, a ...any) error {
 // encoder input, and the model family's check of the side tensors against
 // the pixels and the embedding positions. It fingerprints the pixels.
 func (s *Server) check(i int, it item, ids []uint32) (received, error) {
-	r := received{Modality: it.modality, DType: it.primary.DType, Path: it.path}
+	r := received{Modality: it.modality, DType: it.primary.DType, Path: it.path, ranges: it.ranges, pad: it.pad}
 	if !slices.Contains(s.model.takes, it.modality) {
 		return r, invalid("item %d: modality %v is not supported by this model", i, it.modality)
 	}

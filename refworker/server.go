@@ -70,6 +70,15 @@ type Options struct {
 	// bulk work on media does not hold up the gateway's text requests. Nil
 	// runs it on the request's goroutine.
 	Encode func(ctx context.Context, f func()) error
+	// PrefixCache is how many prompt tokens the worker's model of an
+	// engine's prefix cache holds (prefix.go); 0 means 65536, negative
+	// turns it off (cached_tokens is then always 0).
+	PrefixCache int
+	// PrefillRate, when positive, is the prompt tokens per second the
+	// worker pretends to compute: before its first token it waits for its
+	// prompt tokens the cache did not hold, so that routing for the cache
+	// shows in latency.
+	PrefillRate float64
 	// Version is reported as the engine's version.
 	Version string
 	Logger  *slog.Logger
@@ -88,6 +97,7 @@ type Server struct {
 	started time.Time
 
 	bundle bundle
+	cache  *prefixCache // nil: off
 
 	mu       sync.Mutex
 	inflight map[string]context.CancelFunc
@@ -138,7 +148,7 @@ func New(o Options) (*Server, error) {
 	}
 	return &Server{
 		opts: o, model: m, tok: o.Tokenizer, reader: o.Reader, encDT: enc,
-		started: time.Now(), inflight: map[string]context.CancelFunc{},
+		started: time.Now(), inflight: map[string]context.CancelFunc{}, cache: newPrefixCache(o.PrefixCache),
 	}, nil
 }
 
@@ -232,6 +242,10 @@ func (s *Server) run(stream interface{ Context() context.Context }, rid string, 
 	defer done()
 	var items []received
 	if err := s.encode(ctx, media, func() (err error) { items, err = read(); return err }, discard); err != nil {
+		return err
+	}
+	p.cached = s.cache.lookup(ids, items)
+	if err := s.prefill(ctx, len(ids)-p.cached); err != nil {
 		return err
 	}
 	return s.generate(ctx, stream.Context(), ids, items, p, out)

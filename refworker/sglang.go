@@ -87,14 +87,14 @@ func sglangOut(stream sglangpb.SglangScheduler_GenerateServer, rid string, p *pa
 	return &sender[sglangpb.GenerateResponse]{send: stream.Send, p: p, lastStep: true,
 		index: func(*choice) uint32 { return 0 },
 		chunk: func(c *choice) *sglangpb.GenerateResponse {
-			chunk := &sglangpb.GenerateStreamChunk{TokenIds: c.last, PromptTokens: prompt, CompletionTokens: uint32(len(c.out)), Index: c.index}
+			chunk := &sglangpb.GenerateStreamChunk{TokenIds: c.last, PromptTokens: prompt, CachedTokens: uint32(p.cached), CompletionTokens: uint32(len(c.out)), Index: c.index}
 			if p.logprobs {
 				chunk.OutputLogprobs = logprobsOf(&sglangpb.OutputLogProbs{}, c.last, p.top)
 			}
 			return &sglangpb.GenerateResponse{RequestId: rid, Response: &sglangpb.GenerateResponse_Chunk{Chunk: chunk}}
 		},
 		complete: func(c *choice, ids []uint32, index uint32) *sglangpb.GenerateResponse {
-			done := &sglangpb.GenerateComplete{OutputIds: ids, FinishReason: c.finish, PromptTokens: prompt, CompletionTokens: uint32(len(c.out)), Index: index}
+			done := &sglangpb.GenerateComplete{OutputIds: ids, FinishReason: c.finish, PromptTokens: prompt, CachedTokens: uint32(p.cached), CompletionTokens: uint32(len(c.out)), Index: index}
 			setMatched(done, c, true)
 			if p.logprobs {
 				done.OutputLogprobs = logprobsOf(&sglangpb.OutputLogProbs{}, ids, p.top)

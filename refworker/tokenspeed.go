@@ -62,14 +62,14 @@ func (t *TokenSpeedServer) Generate(req *schedulerpb.GenerateRequest, stream sch
 func tokenSpeedOut(stream schedulerpb.TokenSpeedScheduler_GenerateServer, rid string, p *params, prompt uint32) output {
 	return &sender[schedulerpb.GenerateResponse]{send: stream.Send, p: p,
 		chunk: func(c *choice) *schedulerpb.GenerateResponse {
-			chunk := &schedulerpb.GenerateStreamChunk{TokenIds: c.last, PromptTokens: prompt, CompletionTokens: uint32(len(c.out)), Index: c.index}
+			chunk := &schedulerpb.GenerateStreamChunk{TokenIds: c.last, PromptTokens: prompt, CachedTokens: uint32(p.cached), CompletionTokens: uint32(len(c.out)), Index: c.index}
 			if p.logprobs {
 				chunk.OutputLogprobs = logprobsOf(&schedulerpb.OutputLogProbs{}, c.last, p.top)
 			}
 			return &schedulerpb.GenerateResponse{RequestId: rid, Response: &schedulerpb.GenerateResponse_Chunk{Chunk: chunk}}
 		},
 		complete: func(c *choice, ids []uint32, index uint32) *schedulerpb.GenerateResponse {
-			done := &schedulerpb.GenerateComplete{OutputIds: ids, FinishReason: c.finish, PromptTokens: prompt, CompletionTokens: uint32(len(ids)), Index: index}
+			done := &schedulerpb.GenerateComplete{OutputIds: ids, FinishReason: c.finish, PromptTokens: prompt, CachedTokens: uint32(p.cached), CompletionTokens: uint32(len(ids)), Index: index}
 			setMatched(done, c, true)
 			if p.logprobs {
 				done.OutputLogprobs = logprobsOf(&schedulerpb.OutputLogProbs{}, ids, p.top)

@@ -79,14 +79,14 @@ func checkMM(req *vllmpb.GenerateRequest) error {
 func vllmOut(stream vllmpb.VllmEngine_GenerateServer, p *params, prompt uint32) output {
 	return &sender[vllmpb.GenerateResponse]{send: stream.Send, p: p, lastStep: true,
 		chunk: func(c *choice) *vllmpb.GenerateResponse {
-			chunk := &vllmpb.GenerateStreamChunk{TokenIds: c.last, PromptTokens: prompt, CompletionTokens: uint32(len(c.last)), Index: c.index}
+			chunk := &vllmpb.GenerateStreamChunk{TokenIds: c.last, PromptTokens: prompt, CachedTokens: uint32(p.cached), CompletionTokens: uint32(len(c.last)), Index: c.index}
 			if p.logprobs {
 				chunk.OutputLogprobs = logprobsOf(&vllmpb.OutputLogProbs{}, c.last, p.top)
 			}
 			return &vllmpb.GenerateResponse{Response: &vllmpb.GenerateResponse_Chunk{Chunk: chunk}}
 		},
 		complete: func(c *choice, ids []uint32, index uint32) *vllmpb.GenerateResponse {
-			done := &vllmpb.GenerateComplete{OutputIds: ids, FinishReason: c.finish, PromptTokens: prompt, CompletionTokens: uint32(len(ids)), Index: index}
+			done := &vllmpb.GenerateComplete{OutputIds: ids, FinishReason: c.finish, PromptTokens: prompt, CachedTokens: uint32(p.cached), CompletionTokens: uint32(len(ids)), Index: index}
 			setMatched(done, c, false)
 			if p.logprobs {
 				done.OutputLogprobs = logprobsOf(&vllmpb.OutputLogProbs{}, ids, p.top)

@@ -22,10 +22,11 @@ const (
 
 // runBench dispatches `mmgate bench <transport|gateway> …`.
 func runBench(ctx context.Context, s *stdio, args []string) int {
-	const synopsis = "usage: mmgate bench <transport|gateway|soak> [flags]\n\n" +
+	const synopsis = "usage: mmgate bench <transport|gateway|soak|routing> [flags]\n\n" +
 		"  transport  time moving tensors to a worker: inline gRPC (TCP, unix socket), shared memory, memcpy floor\n" +
 		"  gateway    load-test a running gateway\n" +
-		"  soak       soak-test (faults, leaks) or --load-test a gateway and reference workers started from this binary\n\n" +
+		"  soak       soak-test (faults, leaks) or --load-test a gateway and reference workers started from this binary\n" +
+		"  routing    multi-turn image conversations over reference workers: cache hits and latency per --policy\n\n" +
 		"Run `mmgate bench <name> -h` for its flags."
 	if len(args) == 0 {
 		fmt.Fprintln(s.err, synopsis)
@@ -45,6 +46,8 @@ func runBench(ctx context.Context, s *stdio, args []string) int {
 		return runBenchGateway(ctx, s, args[1:])
 	case "soak":
 		return runBenchSoak(ctx, s, args[1:])
+	case "routing":
+		return runBenchRouting(ctx, s, args[1:])
 	}
 	fmt.Fprintf(s.err, "mmgate bench: unknown benchmark %q\n\n%s\n", args[0], synopsis)
 	return 2

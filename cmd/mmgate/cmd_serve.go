@@ -26,6 +26,7 @@ import (
 	"github.com/mmgate/mmgate/internal/config"
 	"github.com/mmgate/mmgate/internal/cpupool"
 	"github.com/mmgate/mmgate/internal/demomodel"
+	"github.com/mmgate/mmgate/internal/fleet"
 	"github.com/mmgate/mmgate/internal/imageprep"
 	"github.com/mmgate/mmgate/internal/pipeline"
 	"github.com/mmgate/mmgate/internal/server"
@@ -37,6 +38,7 @@ import (
 // serveFlags are the gateway's settings (the README lists the defaults).
 type serveFlags struct {
 	embeddedFlags
+	fleetFlags
 	limits          limitFlags
 	listen          string
 	model           string
@@ -69,7 +71,6 @@ type serveFlags struct {
 	healthInterval  time.Duration
 	maxMessageSize  byteSize
 	mediaOrder      string
-	policy          string
 	shutdownTimeout time.Duration
 	heavyNice       int
 	heavyIdle       bool
@@ -99,7 +100,7 @@ func (f *serveFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.listen, "listen", "127.0.0.1:8080", "HTTP listen address: HOST:PORT or unix:///path")
 	fs.StringVar(&f.model, "model", "", "model folder (tokenizer, chat template, processor configs); default: fetched from the worker, or the demo model with --embedded-worker")
 	fs.BoolVar(&f.renderOnly, "render-only", false, "serve the render API (vLLM's /v1/chat/completions/render, /v1/completions/render, /tokenize, /detokenize) for the --model folder with no worker; generation routes answer 503")
-	fs.Var(&f.servedNames, "served-model-name", "with --render-only: the model `NAME` requests give (repeatable; default: --model as given)")
+	fs.Var(&f.servedNames, "served-model-name", "a model `NAME` requests give (repeatable). With --render-only: the names render answers to (default: --model as given). Otherwise: names served before any worker reports them, so requests get 503 no_worker rather than 404 while no worker serves them (default: the --model folder's name)")
 	fs.IntVar(&f.maxModelLen, "max-model-len", 0, "with --render-only: the context length render budgets against, as vLLM's --max-model-len (0: the model's own)")
 	fs.Var(&f.workers, "worker", "worker URL, grpc://HOST:PORT, grpcs://HOST:PORT (TLS) or unix:///path (repeatable)")
 	fs.BoolVar(&f.embedded, "embedded-worker", false, "start a reference worker inside this process (on a unix socket, sharing /dev/shm)")
@@ -129,13 +130,13 @@ func (f *serveFlags) register(fs *flag.FlagSet) {
 	fs.DurationVar(&f.healthInterval, "health-interval", 5*time.Second, "worker health check period")
 	fs.Var(&f.maxMessageSize, "max-message-size", "gRPC max message size")
 	fs.StringVar(&f.mediaOrder, "media-order", "media_first", "media order inside a message: media_first|authored")
-	fs.StringVar(&f.policy, "policy", "least_loaded", "worker selection: least_loaded|round_robin")
 	fs.DurationVar(&f.shutdownTimeout, "shutdown-timeout", 30*time.Second, "on SIGTERM/SIGINT, how long in-flight requests may finish")
 	fs.StringVar(&f.config, "config", "", "configuration file (YAML or JSON)")
 	fs.DurationVar(&f.videoDuration, "video-max-duration", 10*time.Minute, "longest video accepted")
 	fs.IntVar(&f.videoFrames, "video-max-frames", 768, "most frames sampled from one video")
 	fs.Var(&f.videoBytes, "video-max-bytes", "largest video accepted")
 	f.registerEmbedded(fs)
+	f.fleetFlags.register(fs)
 	f.limits.register(fs)
 	fs.IntVar(&f.heavyNice, "heavy-nice", 10, "nice value (1-19) of the threads that decode and preprocess media when --heavy-idle=false; 0 keeps the process priority on those threads; -1 runs that work on ordinary goroutines (and --heavy-idle is ignored)")
 	fs.BoolVar(&f.heavyIdle, "heavy-idle", true, "run the media threads under the kernel's SCHED_IDLE policy, so that text requests and token streaming preempt them at once; on a machine shared with other busy processes, false (a nice value) keeps media work from waiting on them")
@@ -152,7 +153,7 @@ func (f *serveFlags) register(fs *flag.FlagSet) {
 }
 
 func runServe(ctx context.Context, s *stdio, args []string) int {
-	fs := newFlagSet(s, "serve", "serve [--listen HOST:PORT] [--model MODEL_DIR] [--worker URL]... [--embedded-worker] [--config FILE] [flags]")
+	fs := newFlagSet(s, "serve", "serve [--listen HOST:PORT] [--model MODEL_DIR] [--worker URL]... [--embedded-worker] [--service-discovery --selector KEY=VALUE...] [--policy POLICY] [--config FILE] [flags]")
 	var f serveFlags
 	f.register(fs)
 	lf := addLogFlags(fs)
@@ -205,11 +206,14 @@ func (f *serveFlags) validate() (*serveConfig, error) {
 			return nil, err
 		}
 	}
+	if err := f.fleetFlags.validate(); err != nil {
+		return nil, err
+	}
 	if f.renderOnly {
 		return c, f.checkRenderOnly()
 	}
-	if len(c.workers) == 0 && !f.embedded {
-		return nil, errors.New("no worker: give --worker URL (repeatable) or --embedded-worker")
+	if len(c.workers) == 0 && !f.embedded && !f.discovery {
+		return nil, errors.New("no worker: give --worker URL (repeatable), --embedded-worker or --service-discovery")
 	}
 	return c, f.embeddedFlags.validate()
 }
@@ -246,9 +250,6 @@ func (f *serveFlags) parseMedia(c *serveConfig) error {
 		c.order = openai.Authored
 	default:
 		return fmt.Errorf("--media-order %q: want media_first or authored", f.mediaOrder)
-	}
-	if f.policy != "least_loaded" && f.policy != "round_robin" {
-		return fmt.Errorf("--policy %q: want least_loaded or round_robin", f.policy)
 	}
 	return nil
 }
@@ -336,11 +337,11 @@ func serve(ctx context.Context, s *stdio, f *serveFlags, c *serveConfig, log *sl
 	defer pool.Close()
 	defer stopJanitor()
 
-	eng, err := startEngine(f, c, pool, reg, log)
+	eng, fl, stopEngine, err := startEngine(f, c, modelDir, pool, reg, log)
 	if err != nil {
 		return err
 	}
-	defer eng.Close()
+	defer stopEngine()
 
 	dec, fetcher, vdec, err := serveMedia(f, c, log)
 	if err != nil {
@@ -356,7 +357,7 @@ func serve(ctx context.Context, s *stdio, f *serveFlags, c *serveConfig, log *sl
 	if err != nil {
 		return err
 	}
-	srv, err := newServer(f, c, pipe, reg, log, heavy)
+	srv, err := newServer(f, c, withFleet{pipe, fl}, reg, log, heavy)
 	if err != nil {
 		return err
 	}
@@ -367,9 +368,9 @@ func serve(ctx context.Context, s *stdio, f *serveFlags, c *serveConfig, log *sl
 		}
 	}
 	return serveHTTP(ctx, f, c, srv, log, announce, func() {
-		// The engine waits for the Abort calls of cut requests; then no
-		// worker will read our segments any more.
-		eng.Close()
+		// Discovery stops; the engine waits for the Abort calls of cut
+		// requests; then no worker will read our segments any more.
+		stopEngine()
 		stopJanitor()
 		pool.Close()
 		if n := pool.RemoveOwn(); n > 0 {
@@ -399,18 +400,34 @@ func newRegistry() *prometheus.Registry {
 	return reg
 }
 
-// startEngine connects the workers and starts checking their health.
-func startEngine(f *serveFlags, c *serveConfig, pool *shm.Pool, reg prometheus.Registerer, log *slog.Logger) (*engine.Engine, error) {
-	eng, err := engine.New(engine.Options{Protocols: protocols.Protocols(), StallTimeout: f.stallTimeout, Workers: c.workers, Policy: f.policy,
+// startEngine connects the static workers and starts checking their
+// health, puts a Fleet over the engine (registering its metrics) and, with
+// --service-discovery, watches pods. stop stops discovery, then closes the
+// engine; it may be called more than once.
+func startEngine(f *serveFlags, c *serveConfig, modelDir string, pool *shm.Pool, reg prometheus.Registerer, log *slog.Logger) (eng *engine.Engine, fl *fleet.Fleet, stop func(), err error) {
+	eng, err = engine.New(engine.Options{Protocols: protocols.Protocols(), StallTimeout: f.stallTimeout, Workers: c.workers,
+		Models: servedModels(f, modelDir), Policy: f.policy, CacheAware: f.cacheAware(),
 		HealthInterval: f.healthInterval, Pool: pool, Registerer: reg, Logger: log})
 	if err != nil {
-		return nil, err
+		return nil, nil, nil, err
 	}
 	if err := eng.Start(context.Background()); err != nil {
 		eng.Close()
-		return nil, err
+		return nil, nil, nil, err
 	}
-	return eng, nil
+	fl, err = fleet.New(fleet.Options{Engine: eng, Worker: c.worker, Logger: log})
+	if err == nil {
+		err = reg.Register(fl.Collector())
+	}
+	var stopFleet func()
+	if err == nil {
+		stopFleet, err = f.discover(fl, log)
+	}
+	if err != nil {
+		eng.Close()
+		return nil, nil, nil, err
+	}
+	return eng, fl, func() { stopFleet(); eng.Close() }, nil
 }
 
 // logConfig logs the effective configuration once: every flag's value
@@ -423,28 +440,35 @@ func logConfig(log *slog.Logger, f *serveFlags, c *serveConfig, modelDir string,
 }
 
 // serveFacts are the gateway's settings resolved at start, logged with
-// the flags: the model folder and the workers in use, the shared memory
-// found, whether pixels are exact, how many API keys and whether TLS.
+// the flags: the model folder and the workers in use, the model names
+// served before a worker reports them, the kubeconfig discovery reads, the
+// shared memory found, whether pixels are exact, how many API keys and
+// whether TLS.
 func serveFacts(f *serveFlags, c *serveConfig, modelDir string, pool *shm.Pool) []slog.Attr {
 	urls := make([]string, len(c.workers))
 	for i, w := range c.workers {
 		urls[i] = w.URL
 	}
 	pr := pool.Probe()
-	return []slog.Attr{
+	facts := []slog.Attr{
 		slog.String("version", version), slog.String("model", modelDir), slog.Any("workers", urls),
+		slog.Any("served_model_names", servedModels(f, modelDir)),
 		slog.Bool("exif", !f.noEXIF), slog.Bool("shm_usable", pool.Usable()), slog.Int64("shm_size", pr.Size),
 		slog.Int64("shm_budget", pr.Budget), slog.String("shm_namespace_id", pr.NamespaceID), slog.Bool("decoders_exact", media.Exact()),
 		slog.Int("api_keys", len(c.apiKeys)), slog.Bool("tls", c.httpTLS != nil), slog.Bool("worker_tls_client_cert", f.workerTLSCert != ""),
 	}
+	if f.discovery {
+		facts = append(facts, slog.String("kubeconfig", f.kubeconfigFile()))
+	}
+	return facts
 }
 
-// newServer is the HTTP server over backend with the limits, keys and
-// metrics of the flags.
+// newServer is the HTTP server over backend with the limits, keys,
+// metrics and session header of the flags.
 func newServer(f *serveFlags, c *serveConfig, backend server.Backend, reg *prometheus.Registry, log *slog.Logger, heavy *cpupool.Pool) (*server.Server, error) {
 	so := c.server
 	so.Backend, so.MaxBodyBytes, so.MaxInFlight, so.Heavy = backend, int64(f.maxBody), f.maxInFlight, heavyRunner(heavy)
-	so.Registry, so.Logger, so.APIKeys, so.MetricsAuth = reg, log, c.apiKeys, f.metricsAuth
+	so.Registry, so.Logger, so.APIKeys, so.MetricsAuth, so.SessionHeader = reg, log, c.apiKeys, f.metricsAuth, f.sessionHeader
 	return server.New(so)
 }
 

@@ -31,6 +31,8 @@ type workerFlags struct {
 	toolCall       string
 	tokenDelay     time.Duration
 	rejectEvery    int
+	prefixCache    int
+	prefillRate    float64
 	maxMessageSize int
 	tlsCert        string
 	tlsKey         string
@@ -50,6 +52,8 @@ func (w *workerFlags) register(fs *flag.FlagSet) {
 	fs.DurationVar(&w.tokenDelay, "token-delay", 0, "pause between streamed tokens (tests of cancellation)")
 	fs.IntVar(&w.rejectEvery, "reject-every", 0, "fail every Nth Generate call with INVALID_ARGUMENT (fault injection; 0 never)")
 	fs.IntVar(&w.maxMessageSize, "max-message-size", 256<<20, "gRPC max message size in bytes")
+	fs.IntVar(&w.prefixCache, "prefix-cache-tokens", refworker.DefaultPrefixCache, "prompt tokens the worker's model of a prefix cache holds, reported as cached_tokens (0: no cache)")
+	fs.Float64Var(&w.prefillRate, "prefill-rate", 0, "prompt tokens per second the worker pretends to compute before its first token (the cache's tokens are free; 0: no wait)")
 	fs.StringVar(&w.tlsCert, "tls-cert", "", "PEM certificate (chain): serve gRPC over TLS (gateways use grpcs://)")
 	fs.StringVar(&w.tlsKey, "tls-key", "", "PEM private key for --tls-cert")
 	fs.StringVar(&w.tlsClientCA, "tls-client-ca", "", "PEM CA certificates: require client certificates signed by them (mutual TLS)")
@@ -61,7 +65,8 @@ func (w *workerFlags) options(log *slog.Logger) (refworker.ProcessOptions, error
 		Options: refworker.Options{
 			Protocol: w.protocol, ModelDir: w.model, ServedModelName: w.servedName, EncoderDType: w.encoderDType,
 			Fingerprint: refworker.Fingerprint(w.fingerprint), ToolCall: w.toolCall, TokenDelay: w.tokenDelay,
-			RejectEvery: w.rejectEvery, Version: "mmgate-" + version, Logger: log,
+			RejectEvery: w.rejectEvery, PrefixCache: cacheTokens(w.prefixCache), PrefillRate: w.prefillRate,
+			Version: "mmgate-" + version, Logger: log,
 		},
 		ShmDir: w.shmDir, KeepShm: w.keepShm, MaxMessageSize: w.maxMessageSize,
 	}
@@ -77,6 +82,15 @@ func (w *workerFlags) options(log *slog.Logger) (refworker.ProcessOptions, error
 	var err error
 	o.TLS, err = access.GRPCServerTLS(w.tlsCert, w.tlsKey, w.tlsClientCA)
 	return o, err
+}
+
+// cacheTokens maps --prefix-cache-tokens to Options.PrefixCache: 0 (the
+// flag's "off") is negative there, where 0 is the default.
+func cacheTokens(n int) int {
+	if n == 0 {
+		return -1
+	}
+	return n
 }
 
 func runWorker(ctx context.Context, s *stdio, args []string) int {

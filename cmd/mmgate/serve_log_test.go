@@ -62,7 +62,9 @@ func TestServeConfigLog(t *testing.T) {
 		"worker_tls_ca", "worker_tls_client_cert", "worker_tls_server_name", "body_read_timeout", "body_min_rate",
 		"body_rate_grace", "max_uploads", "max_upload_bytes", "queue_timeout", "client_stall_timeout",
 		"client_max_in_flight", "client_rate", "client_burst", "trusted_proxies", "max_connections", "header_timeout",
-		"max_header_bytes", "send_buffer_bytes",
+		"max_header_bytes", "send_buffer_bytes", "served_model_names", "service_discovery", "selectors",
+		"service_discovery_namespace", "service_discovery_port", "kubeconfig", "cache_threshold",
+		"balance_abs_threshold", "balance_rel_threshold", "max_tree_size", "max_tree_age", "session_header",
 	} {
 		if _, ok := got[k]; !ok {
 			t.Errorf("%s is not in the log", k)
@@ -73,6 +75,47 @@ func TestServeConfigLog(t *testing.T) {
 	if got["model"] != "/models/demo" || !slices.Equal(workers, []any{"grpc://w:1"}) || got["api_keys"] != 2.0 ||
 		got["exif"] != false || got["no_exif"] != true || got["max_body_bytes"] != float64(64<<20) ||
 		got["shm_budget"] != float64(pool.Probe().Budget) || !slices.Equal(proxies, []any{"10.0.0.0/8"}) {
+		t.Errorf("values: %s", line)
+	}
+	names, _ := got["served_model_names"].([]any)
+	if !slices.Equal(names, []any{"demo"}) || got["policy"] != "least_loaded" || got["kubeconfig"] != "" {
+		t.Errorf("fleet values: %s", line)
+	}
+}
+
+// With --service-discovery the log gives the kubeconfig discovery reads
+// ($KUBECONFIG when --kubeconfig is not given) and the policy's settings.
+func TestServeConfigLogDiscovery(t *testing.T) {
+	t.Setenv("KUBECONFIG", "/etc/kube/config")
+	var errb bytes.Buffer
+	fs := newFlagSet(&stdio{err: &errb}, "serve", "serve")
+	var f serveFlags
+	f.register(fs)
+	args := []string{"--service-discovery", "--selector", "app=worker", "--policy", "cache_aware", "--served-model-name", "qwen"}
+	if _, err := parseFlags(fs, args, nil); err != nil {
+		t.Fatalf("%v: %s", err, errb.String())
+	}
+	c, err := f.validate()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.flags = fs
+	pool, err := shm.New(shm.Options{Dir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pool.Close()
+	var buf bytes.Buffer
+	logConfig(slog.New(slog.NewJSONHandler(&buf, nil)), &f, c, "/models/demo", pool)
+	line, _, _ := strings.Cut(buf.String(), "\n")
+	var got map[string]any
+	if err := json.Unmarshal([]byte(line), &got); err != nil {
+		t.Fatal(err)
+	}
+	selectors, _ := got["selectors"].([]any)
+	names, _ := got["served_model_names"].([]any)
+	if got["kubeconfig"] != "/etc/kube/config" || got["service_discovery"] != true || !slices.Equal(selectors, []any{"app=worker"}) ||
+		got["policy"] != "cache_aware" || got["cache_threshold"] != 0.5 || !slices.Equal(names, []any{"qwen"}) {
 		t.Errorf("values: %s", line)
 	}
 }

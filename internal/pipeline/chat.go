@@ -3,11 +3,13 @@ package pipeline
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 	"unicode/utf8"
 
 	"github.com/mmgate/mmgate/engine"
 	"github.com/mmgate/mmgate/engine/protocol"
+	"github.com/mmgate/mmgate/internal/routing"
 	"github.com/mmgate/mmgate/openai"
 	"github.com/mmgate/mmgate/prompt"
 	"github.com/mmgate/mmgate/shm"
@@ -17,8 +19,11 @@ import (
 // Chat runs a chat request up to the worker's first response and returns the
 // generation to read events from.
 func (p *Pipeline) Chat(ctx context.Context, req *openai.ChatRequest, rid string) (openai.Generation, error) {
-	st := &gatewayStage{p: p, rid: rid, times: &stageTimes{}}
+	st := &gatewayStage{p: p, rid: rid, times: &stageTimes{}, key: routingKey(ctx, req)}
 	r, err := p.front.chat(ctx, req, st)
+	if err == nil {
+		err = st.route(r)
+	}
 	if err != nil {
 		st.release()
 		return nil, err
@@ -65,7 +70,8 @@ func placeable(w *engine.Worker, items int) error {
 }
 
 // resolve picks the served model: the request's, or the only one; a model
-// no worker serves (healthy or not) is not found.
+// that is not a served model name (one no worker serves or served before,
+// and not configured) is not found.
 func (p *Pipeline) resolve(name string) (string, error) {
 	model := name
 	if model == "" {
@@ -75,13 +81,35 @@ func (p *Pipeline) resolve(name string) (string, error) {
 		}
 		model = ms[0].Name
 	}
-	for _, m := range p.opts.Engine.Models() {
-		if m.Name == model {
-			return model, nil
-		}
+	if p.opts.Engine.Serves(model) {
+		return model, nil
 	}
 	// The model must exist before its files are fetched.
 	return "", fmt.Errorf("pipeline: model %q: %w", clip(model, 128), engine.ErrModelNotFound)
+}
+
+// routingKey is the request's consistent_hash key: its session header
+// (routing.SessionKey), else the text of its first user message.
+func routingKey(ctx context.Context, req *openai.ChatRequest) string {
+	if k := routing.SessionKey(ctx); k != "" {
+		return k
+	}
+	for _, m := range req.Messages {
+		if m.Role != "user" {
+			continue
+		}
+		if m.Content.IsText {
+			return m.Content.Text
+		}
+		var b strings.Builder
+		for _, part := range m.Content.Parts {
+			if part.Type == "text" {
+				b.WriteString(part.Text)
+			}
+		}
+		return b.String()
+	}
+	return ""
 }
 
 func modalities(plan *prompt.Plan) []vision.Modality {

@@ -5,6 +5,7 @@ import (
 
 	"github.com/mmgate/mmgate/engine/protocol"
 	"github.com/mmgate/mmgate/internal/reqlog"
+	"github.com/mmgate/mmgate/internal/routing"
 	"github.com/mmgate/mmgate/openai"
 )
 
@@ -12,8 +13,11 @@ import (
 // tokenized with the model's tokenizer and no chat template (or taken as
 // token ids), then generated with the same sampling and streaming as chat.
 func (p *Pipeline) Completion(ctx context.Context, req *openai.CompletionRequest, rid string) (openai.Generation, error) {
-	st := &gatewayStage{p: p, rid: rid, times: &stageTimes{}}
+	st := &gatewayStage{p: p, rid: rid, times: &stageTimes{}, key: routing.RoutingKey(routing.SessionKey(ctx), req.Prompt)}
 	r, err := p.front.completion(ctx, req, st)
+	if err == nil {
+		err = st.route(r)
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -78,6 +78,10 @@ func (g *generation) Choices() int      { return g.n }
 func (g *generation) PromptTokens() int { return g.prompt }
 func (g *generation) Close()            { g.stream.Close() }
 
+// Worker is the URL of the worker serving the generation (after any
+// retry), for the access log.
+func (g *generation) Worker() string { return g.stream.Worker().URL() }
+
 func (g *generation) Timings() map[string]time.Duration {
 	t := g.times.snapshot()
 	t["generate"] = time.Since(g.started)

@@ -27,10 +27,14 @@ type gatewayStage struct {
 	p     *Pipeline
 	rid   string
 	times *stageTimes
-	// Set by begin: the worker and, for a request with media and a pool,
-	// the batch holding its segments (released by release unless the
-	// worker took them).
+	// key is the request's consistent_hash key (session header, else the
+	// first user message).
+	key string
+	// Set by begin: the worker, the modalities and, for a request with
+	// media and a pool, the batch holding its segments (released by
+	// release unless the worker took them).
 	w     *engine.Worker
+	mods  []vision.Modality
 	batch *shm.Batch
 	// Set by media: the items, whose media bytes kept for a protocol that
 	// wants them (Capabilities.RawMedia) are given back by releaseRaw.
@@ -45,14 +49,14 @@ func (g *gatewayStage) begin(ctx context.Context, model string, _ *Assets, plan 
 	if plan != nil {
 		mods, items = modalities(plan), len(plan.Media)
 	}
-	w, err := g.p.opts.Engine.Pick(model, mods)
+	w, err := g.p.opts.Engine.Pick(model, mods, &engine.Routing{Key: g.key})
 	if err != nil {
 		return 0, err
 	}
 	if err := placeable(w, items); err != nil {
 		return 0, err
 	}
-	g.w = w
+	g.w, g.mods = w, mods
 	if g.p.opts.Pool != nil && items > 0 {
 		g.batch = g.p.opts.Pool.NewBatch(ctx, g.rid)
 	}
@@ -99,6 +103,26 @@ func (g *gatewayStage) item(ctx context.Context, j *mediaJob, it prompt.MediaIte
 }
 
 func (g *gatewayStage) observe(stage string, d time.Duration) { g.p.observe(g.times, stage, d) }
+
+// route lets a policy that reads the prompt (cache_aware) choose once the
+// prompt is rendered: among the workers that take the request's tensors as
+// begin's worker had them placed.
+func (g *gatewayStage) route(r *Rendered) error {
+	e := g.p.opts.Engine
+	if !e.ReadsPrompt() {
+		return nil
+	}
+	in := &engine.Routing{IDs: r.IDs, Media: r.Media, Key: g.key}
+	if len(r.Media) > 0 {
+		in.PlacedFor = g.w
+	}
+	w, err := e.Pick(r.Model, g.mods, in)
+	if err != nil {
+		return err
+	}
+	g.w = w
+	return nil
+}
 
 // release gives back what the request holds when it failed before its
 // worker took it: its segments and the media bytes kept for the worker.

@@ -32,3 +32,9 @@ type Completer interface {
 type timed interface {
 	Timings() map[string]time.Duration
 }
+
+// served is a Generation that names the worker serving it, for the access
+// log's worker field.
+type served interface {
+	Worker() string
+}

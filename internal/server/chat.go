@@ -125,17 +125,23 @@ func (s *Server) health(w http.ResponseWriter, _ *http.Request) {
 }
 
 // ready answers GET /health/ready, with each worker's details (url,
-// runtime, model, health) as /health gives them.
+// runtime, model, health) and the discovery state when there is one, as
+// /health gives them.
 func (s *Server) ready(w http.ResponseWriter, _ *http.Request) {
-	workers := s.opts.Backend.Health()["workers"]
-	if workers == nil {
-		workers = []any{}
+	h := s.opts.Backend.Health()
+	body := map[string]any{"status": "ready", "workers": h["workers"]}
+	if body["workers"] == nil {
+		body["workers"] = []any{}
+	}
+	if d, ok := h["discovery"]; ok {
+		body["discovery"] = d
 	}
 	if !s.opts.Backend.Ready() {
-		writeJSON(w, http.StatusServiceUnavailable, map[string]any{"status": "not ready", "reason": "no healthy worker", "workers": workers})
+		body["status"], body["reason"] = "not ready", "no healthy worker"
+		writeJSON(w, http.StatusServiceUnavailable, body)
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"status": "ready", "workers": workers})
+	writeJSON(w, http.StatusOK, body)
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {

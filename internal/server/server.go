@@ -20,6 +20,7 @@ import (
 	"github.com/mmgate/mmgate/internal/apierr"
 	"github.com/mmgate/mmgate/internal/limits"
 	"github.com/mmgate/mmgate/internal/reqlog"
+	"github.com/mmgate/mmgate/internal/routing"
 	"github.com/mmgate/mmgate/openai"
 )
 
@@ -46,6 +47,9 @@ type Options struct {
 	APIKeys []string
 	// MetricsAuth makes /metrics require an API key too.
 	MetricsAuth bool
+	// SessionHeader, when set, names the request header whose value is the
+	// request's session key for routing (routing.WithSessionKey).
+	SessionHeader string
 
 	// Slow, hostile and greedy clients. Each zero value means the default
 	// given; a negative duration or size turns its limit off.
@@ -333,6 +337,9 @@ func (s *Server) wrap(route string, flags routeFlags, h http.HandlerFunc) http.H
 		}
 		ctx := context.WithValue(r.Context(), recordKey{}, rec)
 		ctx = reqlog.With(ctx, s.log.With("request_id", rec.id))
+		if s.opts.SessionHeader != "" {
+			ctx = routing.WithSessionKey(ctx, r.Header.Get(s.opts.SessionHeader))
+		}
 		r = r.WithContext(ctx)
 		defer s.release(rec)
 		if s.admit(sw, r, rec, flags) {
@@ -403,6 +410,9 @@ func (s *Server) finish(rec *record, sw *statusWriter) {
 		attrs = append(attrs, "ttft_ms", ms(rec.firstToken.Sub(rec.start)))
 	}
 	if rec.gen != nil {
+		if w, ok := rec.gen.(served); ok {
+			attrs = append(attrs, "worker", w.Worker())
+		}
 		attrs = append(attrs, "prompt_tokens", rec.gen.PromptTokens())
 		if t, ok := rec.gen.(timed); ok {
 			for k, v := range t.Timings() {

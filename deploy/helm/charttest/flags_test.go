@@ -9,20 +9,6 @@ import (
 	"testing"
 )
 
-// pending are the serve flags the chart passes that the discovery and
-// routing work adds to mmgate: accepted here until mmgate has them, then
-// found in its help like every other flag.
-var pending = map[string]bool{
-	"service-discovery":           true,
-	"selector":                    true,
-	"service-discovery-namespace": true,
-	"service-discovery-port":      true,
-	"kubeconfig":                  true,
-}
-
-// pendingPolicies are the --policy values the routing work adds.
-var pendingPolicies = map[string]bool{"cache_aware": true, "power_of_two": true, "consistent_hash": true}
-
 // serveHelp is mmgate's serve flags and --policy values.
 type serveHelp struct{ flags, policies map[string]bool }
 
@@ -47,7 +33,7 @@ var readHelp = sync.OnceValues(func() (serveHelp, error) {
 })
 
 // checkFlags: every --flag the chart passes to mmgate serve is one mmgate
-// has (or one of the pending discovery flags).
+// has, and --policy is one of its policies.
 func checkFlags(t *testing.T, args []string) {
 	t.Helper()
 	h, err := readHelp()
@@ -58,7 +44,7 @@ func checkFlags(t *testing.T, args []string) {
 	if len(real) < 20 || !real["listen"] || !real["shutdown-timeout"] || !h.policies["least_loaded"] {
 		t.Fatalf("could not read mmgate's flags: %v %v", real, h.policies)
 	}
-	if p, _ := flagValue(args, "policy"); !h.policies[p] && !pendingPolicies[p] {
+	if p, _ := flagValue(args, "policy"); !h.policies[p] {
 		t.Errorf("--policy=%s is not an mmgate policy", p)
 	}
 	if len(args) == 0 || args[0] != "serve" {
@@ -73,11 +59,7 @@ func checkFlags(t *testing.T, args []string) {
 			t.Fatalf("argument %q is not a flag", a)
 		}
 		name, _, _ = strings.Cut(name, "=")
-		switch {
-		case real[name]:
-		case pending[name]:
-			t.Logf("--%s: not in mmgate serve yet (discovery wiring)", name)
-		default:
+		if !real[name] {
 			t.Errorf("--%s is not an mmgate serve flag", name)
 		}
 	}

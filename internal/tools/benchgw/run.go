@@ -67,8 +67,8 @@ func New(opts Options) (*Runner, error) {
 func imageBody(o Options, dataURL string) ([]byte, error) {
 	b, err := json.Marshal(chatRequest{
 		Model: o.Model, MaxTokens: o.MaxTokens, Stream: true,
-		Messages: []message{{Role: "user", Content: []part{
-			{Type: "image_url", ImageURL: &imageURL{URL: dataURL}},
+		Messages: []Message{{Role: "user", Content: []Part{
+			{Type: "image_url", ImageURL: &ImageURL{URL: dataURL}},
 			{Type: "text", Text: o.Text},
 		}}},
 	})
@@ -82,7 +82,7 @@ func imageBody(o Options, dataURL string) ([]byte, error) {
 func probeBody(o Options) ([]byte, error) {
 	b, err := json.Marshal(chatRequest{
 		Model: o.Model, MaxTokens: o.MaxTokens, Stream: true,
-		Messages: []message{{Role: "user", Content: o.ProbeText}},
+		Messages: []Message{{Role: "user", Content: o.ProbeText}},
 	})
 	if err != nil {
 		return nil, fmt.Errorf("request body: %w", err)
@@ -93,23 +93,26 @@ func probeBody(o Options) ([]byte, error) {
 // chatRequest is the OpenAI chat completion request the runner sends.
 type chatRequest struct {
 	Model     string    `json:"model"`
-	Messages  []message `json:"messages"`
+	Messages  []Message `json:"messages"`
 	MaxTokens int       `json:"max_tokens"`
 	Stream    bool      `json:"stream"`
 }
 
-type message struct {
+// Message is one chat message as the load tools send it.
+type Message struct {
 	Role    string `json:"role"`
-	Content any    `json:"content"` // string or []part
+	Content any    `json:"content"` // string or []Part
 }
 
-type part struct {
+// Part is one content part of a Message.
+type Part struct {
 	Type     string    `json:"type"`
 	Text     string    `json:"text,omitempty"`
-	ImageURL *imageURL `json:"image_url,omitempty"`
+	ImageURL *ImageURL `json:"image_url,omitempty"`
 }
 
-type imageURL struct {
+// ImageURL is an image_url part's URL.
+type ImageURL struct {
 	URL string `json:"url"`
 }
 
