@@ -18,34 +18,10 @@ import (
 // had, the settings resolved at start in place of their flags, and no
 // secret.
 func TestServeConfigLog(t *testing.T) {
-	var errb bytes.Buffer
-	fs := newFlagSet(&stdio{err: &errb}, "serve", "serve")
-	var f serveFlags
-	f.register(fs)
-	addLogFlags(fs)
 	args := []string{"--worker", "grpc://w:1", "--api-key", "sekret-a", "--api-key", "sekret-b", "--trusted-proxy", "10.0.0.0/8", "--no-exif"}
-	if _, err := parseFlags(fs, args, nil); err != nil {
-		t.Fatalf("%v: %s", err, errb.String())
-	}
-	c, err := f.validate()
-	if err != nil {
-		t.Fatal(err)
-	}
-	c.flags = fs
-	pool, err := shm.New(shm.Options{Dir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pool.Close()
-	var buf bytes.Buffer
-	logConfig(slog.New(slog.NewJSONHandler(&buf, nil)), &f, c, "/models/demo", pool)
-	line, _, _ := strings.Cut(buf.String(), "\n")
+	line, got, fs, budget := serveLogLine(t, args)
 	if strings.Contains(line, "sekret") {
 		t.Errorf("an API key is in the log: %s", line)
-	}
-	var got map[string]any
-	if err := json.Unmarshal([]byte(line), &got); err != nil {
-		t.Fatal(err)
 	}
 	fs.VisitAll(func(fl *flag.Flag) {
 		if _, ok := got[config.LogKey(fl)]; !ok {
@@ -74,7 +50,7 @@ func TestServeConfigLog(t *testing.T) {
 	proxies, _ := got["trusted_proxies"].([]any)
 	if got["model"] != "/models/demo" || !slices.Equal(workers, []any{"grpc://w:1"}) || got["api_keys"] != 2.0 ||
 		got["exif"] != false || got["no_exif"] != true || got["max_body_bytes"] != float64(64<<20) ||
-		got["shm_budget"] != float64(pool.Probe().Budget) || !slices.Equal(proxies, []any{"10.0.0.0/8"}) {
+		got["shm_budget"] != float64(budget) || !slices.Equal(proxies, []any{"10.0.0.0/8"}) {
 		t.Errorf("values: %s", line)
 	}
 	names, _ := got["served_model_names"].([]any)
@@ -87,11 +63,27 @@ func TestServeConfigLog(t *testing.T) {
 // ($KUBECONFIG when --kubeconfig is not given) and the policy's settings.
 func TestServeConfigLogDiscovery(t *testing.T) {
 	t.Setenv("KUBECONFIG", "/etc/kube/config")
+	args := []string{"--service-discovery", "--selector", "app=worker", "--policy", "cache_aware", "--served-model-name", "qwen"}
+	line, got, _, _ := serveLogLine(t, args)
+	selectors, _ := got["selectors"].([]any)
+	names, _ := got["served_model_names"].([]any)
+	if got["kubeconfig"] != "/etc/kube/config" || got["service_discovery"] != true || !slices.Equal(selectors, []any{"app=worker"}) ||
+		got["policy"] != "cache_aware" || got["cache_threshold"] != 0.5 || !slices.Equal(names, []any{"qwen"}) {
+		t.Errorf("values: %s", line)
+	}
+}
+
+// serveLogLine parses args as serve's flags and returns the
+// effective-configuration line logConfig writes for them (model folder
+// /models/demo), as text and decoded, with the FlagSet and the
+// shared-memory budget the pool probed.
+func serveLogLine(t *testing.T, args []string) (string, map[string]any, *flag.FlagSet, int64) {
+	t.Helper()
 	var errb bytes.Buffer
 	fs := newFlagSet(&stdio{err: &errb}, "serve", "serve")
 	var f serveFlags
 	f.register(fs)
-	args := []string{"--service-discovery", "--selector", "app=worker", "--policy", "cache_aware", "--served-model-name", "qwen"}
+	addLogFlags(fs)
 	if _, err := parseFlags(fs, args, nil); err != nil {
 		t.Fatalf("%v: %s", err, errb.String())
 	}
@@ -112,10 +104,5 @@ func TestServeConfigLogDiscovery(t *testing.T) {
 	if err := json.Unmarshal([]byte(line), &got); err != nil {
 		t.Fatal(err)
 	}
-	selectors, _ := got["selectors"].([]any)
-	names, _ := got["served_model_names"].([]any)
-	if got["kubeconfig"] != "/etc/kube/config" || got["service_discovery"] != true || !slices.Equal(selectors, []any{"app=worker"}) ||
-		got["policy"] != "cache_aware" || got["cache_threshold"] != 0.5 || !slices.Equal(names, []any{"qwen"}) {
-		t.Errorf("values: %s", line)
-	}
+	return line, got, fs, pool.Probe().Budget
 }
