@@ -367,6 +367,14 @@ func (e *Engine) Pick(model string, need []vision.Modality) (*Worker, error) {
 	return e.choose(cands), nil
 }
 
+// Candidates are the healthy workers of model that can take a request
+// carrying the modalities in need: the workers Pick chooses from, for a
+// caller that plans for them before picking (their encoder dtypes and
+// routes). It fails as Pick does when there is none.
+func (e *Engine) Candidates(model string, need []vision.Modality) ([]*Worker, error) {
+	return e.candidates(model, need)
+}
+
 // candidates are the healthy workers of model that take need.
 func (e *Engine) candidates(model string, need []vision.Modality) ([]*Worker, error) {
 	var known, capable, unknown int
