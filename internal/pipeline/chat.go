@@ -19,12 +19,16 @@ import (
 func (p *Pipeline) Chat(ctx context.Context, req *openai.ChatRequest, rid string) (openai.Generation, error) {
 	st := &gatewayStage{p: p, rid: rid, times: &stageTimes{}}
 	r, err := p.front.chat(ctx, req, st)
+	if err == nil {
+		err = st.process(ctx, r)
+	}
 	if err != nil {
 		st.release()
 		return nil, err
 	}
-	// Media bytes kept for the worker are needed until it has the request.
-	defer st.releaseRaw()
+	// The admission and the media bytes kept for the worker are held until
+	// the worker has the request.
+	defer st.sent()
 	forWorker(&r.Sampling, st.w, r.Assets)
 	gr := &protocol.Request{
 		ID:        workerRequestID(rid),

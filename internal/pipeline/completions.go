@@ -15,6 +15,7 @@ func (p *Pipeline) Completion(ctx context.Context, req *openai.CompletionRequest
 	st := &gatewayStage{p: p, rid: rid, times: &stageTimes{}}
 	r, err := p.front.completion(ctx, req, st)
 	if err != nil {
+		st.release()
 		return nil, err
 	}
 	forWorker(&r.Sampling, st.w, r.Assets)
