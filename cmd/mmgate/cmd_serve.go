@@ -22,6 +22,7 @@ import (
 	"github.com/mmgate/mmgate/engine"
 	protocols "github.com/mmgate/mmgate/engine/builtin"
 	"github.com/mmgate/mmgate/family/builtin"
+	"github.com/mmgate/mmgate/internal/admission"
 	"github.com/mmgate/mmgate/internal/cpupool"
 	"github.com/mmgate/mmgate/internal/demomodel"
 	"github.com/mmgate/mmgate/internal/imageprep"
@@ -35,6 +36,7 @@ import (
 // serveFlags are the gateway's settings (conventions.md lists the defaults).
 type serveFlags struct {
 	embeddedFlags
+	admissionFlags
 	listen          string
 	model           string
 	renderOnly      bool
@@ -133,6 +135,7 @@ func (f *serveFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&f.videoFrames, "video-max-frames", 768, "most frames sampled from one video")
 	fs.Var(&f.videoBytes, "video-max-bytes", "largest video accepted")
 	f.registerEmbedded(fs)
+	f.admissionFlags.register(fs)
 	fs.IntVar(&f.heavyNice, "heavy-nice", 10, "nice value (1-19) of the threads that decode and preprocess media when --heavy-idle=false; 0 keeps the process priority on those threads; -1 runs that work on ordinary goroutines (and --heavy-idle is ignored)")
 	fs.BoolVar(&f.heavyIdle, "heavy-idle", true, "run the media threads under the kernel's SCHED_IDLE policy, so that text requests and token streaming preempt them at once; on a machine shared with other busy processes, false (a nice value) keeps media work from waiting on them")
 	fs.Var(&f.apiKeys, "api-key", "API `KEY` clients must send as \"Authorization: Bearer KEY\" on /v1/ routes (repeatable)")
@@ -261,6 +264,9 @@ func (f *serveFlags) validate() (*serveConfig, error) {
 	if err := f.embeddedFlags.validate(); err != nil {
 		return nil, err
 	}
+	if err := f.admissionFlags.validate(); err != nil {
+		return nil, err
+	}
 	for i := range c.workers {
 		c.workers[i].TLS = c.workerTLS
 	}
@@ -339,22 +345,17 @@ func serve(ctx context.Context, s *stdio, f *serveFlags, c *serveConfig, log *sl
 	if f.renderOnly {
 		return serveRenderOnly(ctx, f, c, log, reg, cpu, heavy)
 	}
-	modelDir := f.model
-	if f.embedded {
-		if modelDir == "" {
-			if modelDir, err = demomodel.Materialize(tmp); err != nil {
-				return err
-			}
-		}
-		stopWorker, url, err := startEmbeddedWorkerWith(ctx, modelDir, tmp, f, f.embeddedFlags, heavyRunner(heavy), log)
-		if err != nil {
-			return fmt.Errorf("embedded worker: %w", err)
-		}
-		defer stopWorker()
-		c.workers = append(c.workers, engine.WorkerConfig{URL: url, Transport: c.mode, ShmMinBytes: int(f.shmMinBytes), MaxMessageSize: int(f.maxMessageSize)})
+	ctl, basis, err := f.newAdmission(reg)
+	if err != nil {
+		return err
 	}
+	modelDir, prune, stopWorker, err := serveEmbedded(ctx, f, c, tmp, heavy, log)
+	if err != nil {
+		return err
+	}
+	defer stopWorker()
 
-	pool, stopJanitor, err := startShm(f, c, reg, log)
+	pool, stopJanitor, err := startShm(f, c, reg, log, ctl.Holder("shm_reuse"), prune)
 	if err != nil {
 		return err
 	}
@@ -380,6 +381,7 @@ func serve(ctx context.Context, s *stdio, f *serveFlags, c *serveConfig, log *sl
 		Engine: eng, Pool: pool, Fetcher: fetcher, Decoder: imageprep.ScratchDecoder(dec), Video: vdec,
 		Families: builtin.New(), ModelDir: modelDir, BundleDir: filepath.Join(tmp, "bundles"),
 		CacheBytes: f.cacheBudget(), CPU: cpu, MediaOrder: c.order, MaxMediaItems: f.maxItems,
+		Admission: ctl, InlineCopies: inlineCopies(f.embedded),
 		Exact: media.Exact(), Heavy: heavy, Registerer: reg, Logger: log,
 	})
 	if err != nil {
@@ -395,7 +397,7 @@ func serve(ctx context.Context, s *stdio, f *serveFlags, c *serveConfig, log *sl
 	}
 
 	announce := func() {
-		logConfig(log, f, c, modelDir, pool)
+		logConfig(log, f, c, modelDir, pool, basis)
 		if f.embedded {
 			printCurlExample(s, f.listen, tmp, c.httpTLS != nil)
 		}
@@ -410,14 +412,51 @@ func serve(ctx context.Context, s *stdio, f *serveFlags, c *serveConfig, log *sl
 	})
 }
 
+// serveEmbedded starts the embedded worker when asked (on the demo model
+// unless --model is given) and adds it to the workers. It returns the model
+// folder, the function that drops the worker's mappings of removed
+// segments (nil without an embedded worker) and the one that stops it.
+func serveEmbedded(ctx context.Context, f *serveFlags, c *serveConfig, tmp string, heavy *cpupool.Pool, log *slog.Logger) (string, func(), func(), error) {
+	modelDir := f.model
+	if !f.embedded {
+		return modelDir, nil, func() {}, nil
+	}
+	if modelDir == "" {
+		var err error
+		if modelDir, err = demomodel.Materialize(tmp); err != nil {
+			return "", nil, nil, err
+		}
+	}
+	w, err := startEmbeddedWorkerWith(ctx, modelDir, tmp, f, f.embeddedFlags, heavyRunner(heavy), log)
+	if err != nil {
+		return "", nil, nil, fmt.Errorf("embedded worker: %w", err)
+	}
+	c.workers = append(c.workers, engine.WorkerConfig{URL: w.url, Transport: c.mode, ShmMinBytes: int(f.shmMinBytes), MaxMessageSize: int(f.maxMessageSize)})
+	return modelDir, w.prune, w.stop, nil
+}
+
+// inlineCopies is how many copies of an inline tensor exist while it is
+// sent: the gateway's buffer and gRPC's encoded message, and with the
+// embedded worker its decoded message in this process too.
+func inlineCopies(embedded bool) int {
+	if embedded {
+		return 3
+	}
+	return 2
+}
+
 // startShm opens the shared-memory pool and starts its janitor, which the
-// returned function stops.
-func startShm(f *serveFlags, c *serveConfig, reg prometheus.Registerer, log *slog.Logger) (*shm.Pool, func(), error) {
+// returned function stops. The idle segments kept for reuse count in the
+// tensor memory budget through idle, which takes them back when a request
+// waits for room; prune, when set, drops the embedded worker's mappings of
+// segments the pool removed.
+func startShm(f *serveFlags, c *serveConfig, reg prometheus.Registerer, log *slog.Logger, idle *admission.Holder, prune func()) (*shm.Pool, func(), error) {
 	pool, err := shm.New(shm.Options{Dir: f.shmDir, TTL: f.shmTTL, SweepInterval: f.shmSweep, Budget: int64(f.shmBudget), Registerer: reg, Logger: log,
-		ShareWithGroup: c.shmGID >= 0, GID: max(c.shmGID, 0)})
+		ShareWithGroup: c.shmGID >= 0, GID: max(c.shmGID, 0), OnIdleBytes: idle.Set, OnRemoved: prune})
 	if err != nil {
 		return nil, nil, err
 	}
+	idle.OnReclaim(pool.TrimIdle)
 	ctx, stop := context.WithCancel(context.Background())
 	go pool.RunJanitor(ctx)
 	return pool, stop, nil
@@ -432,7 +471,7 @@ func (f *serveFlags) cacheBudget() int64 {
 }
 
 // logConfig logs the effective configuration once.
-func logConfig(log *slog.Logger, f *serveFlags, c *serveConfig, modelDir string, pool *shm.Pool) {
+func logConfig(log *slog.Logger, f *serveFlags, c *serveConfig, modelDir string, pool *shm.Pool, basis budgetBasis) {
 	urls := make([]string, len(c.workers))
 	for i, w := range c.workers {
 		urls[i] = w.URL
@@ -447,6 +486,8 @@ func logConfig(log *slog.Logger, f *serveFlags, c *serveConfig, modelDir string,
 		"mm_transport", f.transport, "mm_shm_min_bytes", int64(f.shmMinBytes), "shm_dir", f.shmDir,
 		"shm_usable", pool.Usable(), "shm_size", pr.Size, "shm_budget", pr.Budget, "shm_namespace_id", pr.NamespaceID,
 		"shm_ttl", f.shmTTL, "shm_group", f.shmGroup, "health_interval", f.healthInterval, "max_message_size", int64(f.maxMessageSize),
+		"max_tensor_bytes_in_flight", basis.bytes, "max_tensor_bytes_in_flight_source", basis.source, "machine_memory", basis.memory,
+		"max_request_tensor_bytes", int64(f.maxRequestBytes), "queue_timeout", f.queueTimeout,
 		"media_order", f.mediaOrder, "policy", f.policy, "heavy_nice", f.heavyNice, "heavy_idle", f.heavyIdle, "gc_percent", f.gcPercent, "worker_stall_timeout", f.stallTimeout, "shutdown_timeout", f.shutdownTimeout, "decoders_exact", media.Exact(),
 		"api_keys", len(c.apiKeys), "metrics_auth", f.metricsAuth, "tls", c.httpTLS != nil,
 		"worker_tls_ca", f.workerTLSCA, "worker_tls_client_cert", f.workerTLSCert != "", "worker_tls_server_name", f.workerTLSName)

@@ -38,16 +38,24 @@ func (e *embeddedFlags) validate() error {
 	return nil
 }
 
+// embeddedWorker is a reference worker running in this process.
+type embeddedWorker struct {
+	url  string
+	stop func()
+	// prune drops the worker's kept mappings of segments that were removed
+	// (shm.Reader.Prune).
+	prune func()
+}
+
 // startEmbeddedWorkerWith runs a reference worker inside this process on a unix
-// socket under dir, sharing the gateway's shared-memory directory. It returns
-// a stop function and the worker's URL.
+// socket under dir, sharing the gateway's shared-memory directory.
 //
 // The worker serves --embedded-protocol. With TokenSpeed it keeps the
 // segments it reads (the gateway's pool owns them and refills them; see
 // shm.Route.Reuse) unless --embedded-keep-shm=false; with the other
 // protocols, which cannot advertise that, it unlinks them as their real
 // servicers do.
-func startEmbeddedWorkerWith(ctx context.Context, modelDir, dir string, f *serveFlags, ef embeddedFlags, heavy func(context.Context, func()) error, log *slog.Logger) (func(), string, error) {
+func startEmbeddedWorkerWith(ctx context.Context, modelDir, dir string, f *serveFlags, ef embeddedFlags, heavy func(context.Context, func()) error, log *slog.Logger) (*embeddedWorker, error) {
 	sock := filepath.Join(dir, "worker.sock")
 	keep := ef.keepShm && ef.protocol == refworker.TokenSpeed
 	w := workerFlags{
@@ -56,18 +64,18 @@ func startEmbeddedWorkerWith(ctx context.Context, modelDir, dir string, f *serve
 	}
 	srv, reader, err := w.build(log.With("component", "embedded-worker"))
 	if err != nil {
-		return nil, "", err
+		return nil, err
 	}
 	lis, err := listen(w.listen)
 	if err != nil {
 		reader.Close()
-		return nil, "", err
+		return nil, err
 	}
 	g, err := w.grpcServer()
 	if err != nil {
 		reader.Close()
 		lis.Close()
-		return nil, "", err
+		return nil, err
 	}
 	srv.Register(g)
 	go g.Serve(lis)
@@ -82,7 +90,7 @@ func startEmbeddedWorkerWith(ctx context.Context, modelDir, dir string, f *serve
 		}
 		reader.Close()
 	}
-	return stop, "unix://" + sock, nil
+	return &embeddedWorker{url: "unix://" + sock, stop: stop, prune: reader.Prune}, nil
 }
 
 // printCurlExample writes a small sample picture into dir and prints, on

@@ -9,9 +9,11 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"time"
 
 	"github.com/mmgate/mmgate/chattemplate"
 	"github.com/mmgate/mmgate/engine"
+	"github.com/mmgate/mmgate/internal/admission"
 	"github.com/mmgate/mmgate/media"
 	"github.com/mmgate/mmgate/media/fetch"
 	"github.com/mmgate/mmgate/media/video"
@@ -25,6 +27,8 @@ import (
 // {"error": {"message", "type", "code", "param"}}.
 type Error struct {
 	Status int `json:"-"`
+	// RetryAfter, when positive, is sent as the Retry-After header.
+	RetryAfter time.Duration `json:"-"`
 	openai.ErrorObject
 }
 
@@ -72,6 +76,8 @@ type rule struct {
 // rules are checked in order; the first errors.Is match wins.
 var rules = []rule{
 	{ErrUnauthorized, http.StatusUnauthorized, TypeAuthentication, "invalid_api_key"},
+	{admission.ErrTooLarge, http.StatusRequestEntityTooLarge, TypeInvalidRequest, "too_large"},
+	{admission.ErrQueueTimeout, http.StatusServiceUnavailable, "overloaded", "queue_timeout"},
 	{fetch.ErrForbidden, http.StatusForbidden, TypeInvalidRequest, "media_url_forbidden"},
 	{engine.ErrModelNotFound, http.StatusNotFound, TypeInvalidRequest, "model_not_found"},
 	{engine.ErrTooLarge, http.StatusRequestEntityTooLarge, TypeInvalidRequest, "too_large"},
@@ -112,6 +118,12 @@ var rules = []rule{
 	{context.DeadlineExceeded, http.StatusGatewayTimeout, "timeout", "timeout"},
 }
 
+// retryAfter is an error that advises when to try again
+// (*admission.Refusal).
+type retryAfter interface {
+	RetryAfter() time.Duration
+}
+
 // From maps err to an API error; anything unrecognised becomes a 500
 // without leaking internals beyond the message.
 func From(err error) *Error {
@@ -130,7 +142,12 @@ func From(err error) *Error {
 	}
 	for _, r := range rules {
 		if errors.Is(err, r.target) {
-			return New(r.status, r.typ, r.code, err.Error(), param)
+			e := New(r.status, r.typ, r.code, err.Error(), param)
+			var ra retryAfter
+			if errors.As(err, &ra) {
+				e.RetryAfter = ra.RetryAfter()
+			}
+			return e
 		}
 	}
 	if errors.Is(err, context.Canceled) {

@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"net/http"
 	"testing"
+	"time"
 
 	"github.com/mmgate/mmgate/chattemplate"
 	"github.com/mmgate/mmgate/engine"
+	"github.com/mmgate/mmgate/internal/admission"
 	"github.com/mmgate/mmgate/media"
 	"github.com/mmgate/mmgate/media/fetch"
 	"github.com/mmgate/mmgate/media/video"
@@ -52,6 +54,8 @@ func TestFrom(t *testing.T) {
 		{wrap(fetch.ErrTimeout), 504, "timeout"},
 		{wrap(engine.ErrTimeout), 504, "timeout"},
 		{wrap(context.DeadlineExceeded), 504, "timeout"},
+		{wrap(&admission.Refusal{Kind: admission.ErrTooLarge, Reason: admission.ReasonTooLarge, Planned: 2, Allowed: 1}), 413, "too_large"},
+		{wrap(&admission.Refusal{Kind: admission.ErrQueueTimeout, Reason: admission.ReasonQueueTimeout}), 503, "queue_timeout"},
 		{errors.New("something else"), 500, "internal_error"},
 	}
 	for _, c := range cases {
@@ -65,6 +69,9 @@ func TestFrom(t *testing.T) {
 	}
 	if e := From(wrap(ErrOverloaded)); e.Param != nil {
 		t.Errorf("param should be null, got %v", e.Param)
+	}
+	if e := From(wrap(&admission.Refusal{Kind: admission.ErrQueueTimeout, Reason: admission.ReasonQueueTimeout, Retry: 3 * time.Second})); e.RetryAfter != 3*time.Second {
+		t.Errorf("retry after %v", e.RetryAfter)
 	}
 	custom := New(http.StatusTeapot, "x", "y", "z", "")
 	if From(fmt.Errorf("w: %w", custom)) != custom {
