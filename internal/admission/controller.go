@@ -13,7 +13,7 @@ import (
 const (
 	// DefaultTimeout bounds a request's wait for room when Options.Timeout
 	// is 0.
-	DefaultTimeout = 30 * time.Second
+	DefaultTimeout = time.Minute
 	// DefaultRetryAfter is the advice given with a queue timeout.
 	DefaultRetryAfter = time.Second
 )
