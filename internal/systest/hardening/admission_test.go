@@ -1,8 +1,11 @@
 package hardening
 
 import (
+	"bytes"
 	"context"
 	"flag"
+	"io"
+	"net/http"
 	"fmt"
 	"strings"
 	"sync"
@@ -127,6 +130,58 @@ func TestAdmissionMemory(t *testing.T) {
 	}
 	if got := metric(t, url, "mmgate_stage_duration_seconds_count", `stage="decode"`); got != decodes {
 		t.Errorf("%v images decoded for a refused request", got-decodes)
+	}
+	healthy(t, url)
+}
+
+// TestAdmissionQueueTimeout: a request that finds no room within
+// --queue-timeout gets 503 queue_timeout with Retry-After, and the gateway
+// serves the others and stays healthy.
+func TestAdmissionQueueTimeout(t *testing.T) {
+	shm := shmDir(t)
+	url, _ := startGateway(t, shm, "--embedded-worker", "--max-tensor-bytes-in-flight", "150MiB", "--queue-timeout", "1ms")
+	images := bigJPEGs(t, 12, 1920, 1080)
+	type answer struct {
+		status int
+		code   string
+		retry  string
+	}
+	answers := make([]answer, 3)
+	var wg sync.WaitGroup
+	for i := range answers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			resp, err := http.Post(url+"/v1/chat/completions", "application/json", bytes.NewReader(imagesBody(t, images[4*i:4*i+4])))
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			defer resp.Body.Close()
+			b, _ := io.ReadAll(resp.Body)
+			answers[i] = answer{resp.StatusCode, errorCode(b), resp.Header.Get("Retry-After")}
+		}()
+	}
+	wg.Wait()
+	served, timedOut := 0, 0
+	for _, a := range answers {
+		switch {
+		case a.status == 200:
+			served++
+		case a.status == 503 && a.code == "queue_timeout" && a.retry == "1":
+			timedOut++
+		default:
+			t.Errorf("answer %+v, want 200 or 503 queue_timeout with Retry-After: 1", a)
+		}
+	}
+	if served == 0 || timedOut == 0 {
+		t.Errorf("%d served, %d timed out: want some of each", served, timedOut)
+	}
+	if got := metric(t, url, "mmgate_admission_refused_total", `reason="queue_timeout"`); got != float64(timedOut) {
+		t.Errorf("refused{queue_timeout} = %v, want %d", got, timedOut)
+	}
+	if got := metric(t, url, "mmgate_admission_bytes", ""); got != 0 {
+		t.Errorf("%v bytes still admitted", got)
 	}
 	healthy(t, url)
 }
