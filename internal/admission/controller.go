@@ -12,8 +12,11 @@ import (
 // Defaults for Options.
 const (
 	// DefaultTimeout bounds a request's wait for room when Options.Timeout
-	// is 0.
-	DefaultTimeout = time.Minute
+	// is 0: long enough for several requests of many large images ahead
+	// to be processed on a busy machine (each takes seconds), as an
+	// engine's own queue waits; the client's timeout usually ends it
+	// first.
+	DefaultTimeout = 5 * time.Minute
 	// DefaultRetryAfter is the advice given with a queue timeout.
 	DefaultRetryAfter = time.Second
 )

@@ -10,17 +10,27 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
-	dto "github.com/prometheus/client_model/go"
 )
 
-// counter reads a counter's value.
-func counter(t *testing.T, c prometheus.Counter) float64 {
+// refused is the count of refusals for reason in reg's metrics.
+func refused(t *testing.T, reg *prometheus.Registry, reason string) float64 {
 	t.Helper()
-	var m dto.Metric
-	if err := c.Write(&m); err != nil {
+	families, err := reg.Gather()
+	if err != nil {
 		t.Fatal(err)
 	}
-	return m.GetCounter().GetValue()
+	for _, f := range families {
+		if f.GetName() != "mmgate_admission_refused_total" {
+			continue
+		}
+		for _, m := range f.GetMetric() {
+			if len(m.GetLabel()) == 1 && m.GetLabel()[0].GetValue() == reason {
+				return m.GetCounter().GetValue()
+			}
+		}
+	}
+	t.Fatalf("no refusal count for %s", reason)
+	return 0
 }
 
 func newController(t *testing.T, o Options) *Controller {
@@ -144,7 +154,7 @@ func TestTooLargeAtOnce(t *testing.T) {
 	if _, err := c2.Admit(context.Background(), 60); !errors.As(err, &r) || r.Reason != ReasonOverBudget || r.Allowed != 50 {
 		t.Fatalf("over budget: %v", err)
 	}
-	if got := counter(t, c.m.refused.WithLabelValues(ReasonTooLarge)); got != 1 {
+	if got := refused(t, reg, ReasonTooLarge); got != 1 {
 		t.Errorf("refused{too_large} = %v", got)
 	}
 }
@@ -189,7 +199,7 @@ func TestQueueTimeout(t *testing.T) {
 		t.Fatalf("after the timeout: %+v", s)
 	}
 	a.Release()
-	if got := counter(t, c.m.refused.WithLabelValues(ReasonQueueTimeout)); got != 1 {
+	if got := refused(t, reg, ReasonQueueTimeout); got != 1 {
 		t.Errorf("refused{queue_timeout} = %v", got)
 	}
 }

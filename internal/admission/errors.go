@@ -44,7 +44,7 @@ type Refusal struct {
 func (r *Refusal) Error() string {
 	switch r.Reason {
 	case ReasonQueueTimeout:
-		return fmt.Sprintf("admission: the request's media need %s of tensor memory (%d bytes planned) and none of the gateway's %s came free within %v: %v",
+		return fmt.Sprintf("admission: the request's media need %s of tensor memory (%d bytes planned) and the gateway's %s budget had no room for them within %v: %v",
 			human(r.Planned), r.Planned, human(r.Allowed), r.Waited.Round(time.Millisecond), r.Kind)
 	case ReasonOverBudget:
 		return fmt.Sprintf("admission: the request's media need %d bytes of tensor memory (%s planned), over the gateway's whole budget of %d bytes (%s): %v",

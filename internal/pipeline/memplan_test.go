@@ -72,16 +72,32 @@ func planImages(t *testing.T) map[string][]byte {
 	return out
 }
 
-// testPipeline is a Pipeline with what placing and filling need (no
-// engine, no cache).
-func testPipeline(t *testing.T) *Pipeline {
+// planKit is what the plan tests need: an image decoder, a pool to place
+// in, and a Pipeline with what placing and filling need (no engine, no
+// cache).
+type planKit struct {
+	dec  *media.Decoder
+	pool *shm.Pool
+	p    *Pipeline
+}
+
+func newPlanKit(t *testing.T) planKit {
 	t.Helper()
+	dec, err := media.New(media.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pool, err := shm.New(shm.Options{Dir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { pool.Close() })
 	c := newTensorCache(-1, nil)
 	m, err := newMetrics(nil, c)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &Pipeline{cache: c, m: m}
+	return planKit{dec: dec, pool: pool, p: &Pipeline{cache: c, m: m}}
 }
 
 // placedBytes places and fills items as the gateway does for a worker
@@ -115,19 +131,10 @@ func placedBytes(t *testing.T, p *Pipeline, pool *shm.Pool, a *Assets, items []p
 // padded to the largest) — in bfloat16 and float32; inline, each has one
 // further copy planned (gRPC's encoded message).
 func TestMemoryPlanMatchesPlacement(t *testing.T) {
-	dec, err := media.New(media.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	pool, err := shm.New(shm.Options{Dir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pool.Close()
-	p := testPipeline(t)
+	k := newPlanKit(t)
 	images := planImages(t)
 	for name, dir := range planModels(t) {
-		a, err := LoadAssets(dir, AssetOptions{Families: builtin.New(), Decoder: imageprep.MediaDecoder(dec)})
+		a, err := LoadAssets(dir, AssetOptions{Families: builtin.New(), Decoder: imageprep.MediaDecoder(k.dec)})
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
@@ -142,7 +149,7 @@ func TestMemoryPlanMatchesPlacement(t *testing.T) {
 		}
 		for _, dt := range []tensor.DType{tensor.BFloat16, tensor.Float32} {
 			for _, flat := range []bool{false, true} {
-				got := placedBytes(t, p, pool, a, items, dt, flat)
+				got := placedBytes(t, k.p, k.pool, a, items, dt, flat)
 				m := planMemory(a, items, memTarget{dt: dt, flat: flat, inlineCopies: 2, parallel: 2})
 				if m.Tensors != got || m.Copies != got {
 					t.Errorf("%s %s flat=%v: planned %d tensor bytes (%d copies), placed %d", name, dt, flat, m.Tensors, m.Copies, got)
@@ -164,20 +171,11 @@ func TestMemoryPlanVideos(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dec, err := media.New(media.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	pool, err := shm.New(shm.Options{Dir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pool.Close()
-	p := testPipeline(t)
+	k := newPlanKit(t)
 	clips := []string{"h264_portrait_faststart.mp4", "mpeg4.avi"}
 	dirs := planModels(t)
 	for _, name := range []string{"qwen2.5-vl", "qwen3-vl", "glm-4.1v"} {
-		a, err := LoadAssets(dirs[name], AssetOptions{Families: builtin.New(), Decoder: imageprep.MediaDecoder(dec), Video: vd})
+		a, err := LoadAssets(dirs[name], AssetOptions{Families: builtin.New(), Decoder: imageprep.MediaDecoder(k.dec), Video: vd})
 		if err != nil || a.VideoPrep == nil {
 			t.Fatalf("%s: %v (video %v)", name, err, a != nil && a.VideoPrep != nil)
 		}
@@ -195,7 +193,7 @@ func TestMemoryPlanVideos(t *testing.T) {
 			items = append(items, pr)
 		}
 		for _, flat := range []bool{false, true} {
-			got := placedBytes(t, p, pool, a, items, tensor.BFloat16, flat)
+			got := placedBytes(t, k.p, k.pool, a, items, tensor.BFloat16, flat)
 			m := planMemory(a, items, memTarget{dt: tensor.BFloat16, flat: flat, shm: true, route: shm.Route{Mode: shm.ModeShm}, inlineCopies: 2, parallel: 2})
 			if m.Tensors != got || m.Copies != 0 {
 				t.Errorf("%s flat=%v: planned %d tensor bytes (%d copies), placed %d", name, flat, m.Tensors, m.Copies, got)

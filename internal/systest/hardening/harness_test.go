@@ -8,8 +8,6 @@ import (
 	"io"
 	"net/http"
 	"os"
-	"regexp"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -120,26 +118,8 @@ func errorCode(b []byte) string {
 	return ""
 }
 
-var metricLine = regexp.MustCompile(`(?m)^([a-z_]+) ([0-9.e+]+)$`)
-
 // gauge reads an unlabelled metric from the gateway's /metrics.
-func gauge(t testing.TB, url, name string) float64 {
-	t.Helper()
-	r, err := http.Get(url + "/metrics")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Body.Close()
-	b, _ := io.ReadAll(r.Body)
-	for _, m := range metricLine.FindAllStringSubmatch(string(b), -1) {
-		if m[1] == name {
-			v, _ := strconv.ParseFloat(m[2], 64)
-			return v
-		}
-	}
-	t.Fatalf("metric %s missing", name)
-	return 0
-}
+func gauge(t testing.TB, url, name string) float64 { return metric(t, url, name, "") }
 
 // healthy checks that the gateway still answers a plain text request.
 func healthy(t testing.TB, url string) {
