@@ -37,6 +37,7 @@ import (
 type serveFlags struct {
 	embeddedFlags
 	admissionFlags
+	limits          limitFlags
 	listen          string
 	model           string
 	renderOnly      bool
@@ -105,7 +106,7 @@ func (f *serveFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.embeddedFP, "embedded-fingerprint", "sha256", "the embedded worker's fingerprint of encoder inputs: sha256|crc32c")
 	fs.Var(&f.maxBody, "max-body-bytes", "request body limit")
 	fs.IntVar(&f.maxItems, "max-media-items", 16, "media items per request")
-	fs.IntVar(&f.maxInFlight, "max-in-flight", 256, "concurrent API requests; over it: 429 at once")
+	fs.IntVar(&f.maxInFlight, "max-in-flight", 256, "API requests processed at once, counted once their body is in; over it: 429 at once, or a wait of --queue-timeout")
 	fs.IntVar(&f.cpu, "cpu", 0, "CPU-heavy work in parallel (decode, resize, patchify); 0 means GOMAXPROCS")
 	fs.Var(&f.cacheBytes, "cache-bytes", "preprocessed-tensor cache budget (0 disables)")
 	fs.DurationVar(&f.fetchTimeout, "fetch-timeout", 10*time.Second, "media fetch timeout")
@@ -136,6 +137,7 @@ func (f *serveFlags) register(fs *flag.FlagSet) {
 	fs.Var(&f.videoBytes, "video-max-bytes", "largest video accepted")
 	f.registerEmbedded(fs)
 	f.admissionFlags.register(fs)
+	f.limits.register(fs)
 	fs.IntVar(&f.heavyNice, "heavy-nice", 10, "nice value (1-19) of the threads that decode and preprocess media when --heavy-idle=false; 0 keeps the process priority on those threads; -1 runs that work on ordinary goroutines (and --heavy-idle is ignored)")
 	fs.BoolVar(&f.heavyIdle, "heavy-idle", true, "run the media threads under the kernel's SCHED_IDLE policy, so that text requests and token streaming preempt them at once; on a machine shared with other busy processes, false (a nice value) keeps media work from waiting on them")
 	fs.Var(&f.apiKeys, "api-key", "API `KEY` clients must send as \"Authorization: Bearer KEY\" on /v1/ routes (repeatable)")
@@ -188,7 +190,8 @@ type serveConfig struct {
 	order      openai.MediaOrder
 	workers    []engine.WorkerConfig
 	apiKeys    []string
-	httpTLS    *tls.Config // nil: plain HTTP
+	httpTLS    *tls.Config    // nil: plain HTTP
+	server     server.Options // the limits (limitFlags); serve adds the rest
 	workerTLS  *tls.Config
 	shmGID     int // -1: segments are owner-only
 }
@@ -237,6 +240,9 @@ func (f *serveFlags) validate() (*serveConfig, error) {
 	if f.metricsAuth && len(c.apiKeys) == 0 {
 		return nil, errors.New("--metrics-auth needs --api-key or --api-key-file")
 	}
+	if err := f.limits.apply(&c.server); err != nil {
+		return nil, err
+	}
 	if c.httpTLS, err = listenerTLS(f.tlsCert, f.tlsKey); err != nil {
 		return nil, err
 	}
@@ -262,9 +268,6 @@ func (f *serveFlags) validate() (*serveConfig, error) {
 		return nil, errors.New("no worker: give --worker URL (repeatable) or --embedded-worker")
 	}
 	if err := f.embeddedFlags.validate(); err != nil {
-		return nil, err
-	}
-	if err := f.admissionFlags.validate(); err != nil {
 		return nil, err
 	}
 	for i := range c.workers {
@@ -345,7 +348,7 @@ func serve(ctx context.Context, s *stdio, f *serveFlags, c *serveConfig, log *sl
 	if f.renderOnly {
 		return serveRenderOnly(ctx, f, c, log, reg, cpu, heavy)
 	}
-	ctl, basis, err := f.newAdmission(reg)
+	ctl, basis, err := f.newAdmission(f.limits.queueTimeout, reg)
 	if err != nil {
 		return err
 	}
@@ -387,11 +390,10 @@ func serve(ctx context.Context, s *stdio, f *serveFlags, c *serveConfig, log *sl
 	if err != nil {
 		return err
 	}
-	srv, err := server.New(server.Options{
-		Backend: pipe, MaxBodyBytes: int64(f.maxBody), MaxInFlight: f.maxInFlight,
-		Heavy:    heavyRunner(heavy),
-		Registry: reg, Logger: log, APIKeys: c.apiKeys, MetricsAuth: f.metricsAuth,
-	})
+	so := c.server
+	so.Backend, so.MaxBodyBytes, so.MaxInFlight, so.Heavy = pipe, int64(f.maxBody), f.maxInFlight, heavyRunner(heavy)
+	so.Registry, so.Logger, so.APIKeys, so.MetricsAuth = reg, log, c.apiKeys, f.metricsAuth
+	srv, err := server.New(so)
 	if err != nil {
 		return err
 	}
@@ -477,7 +479,7 @@ func logConfig(log *slog.Logger, f *serveFlags, c *serveConfig, modelDir string,
 		urls[i] = w.URL
 	}
 	pr := pool.Probe()
-	log.Info("mmgate serve", "version", version, "listen", f.listen, "model", modelDir, "workers", urls,
+	attrs := []any{"version", version, "listen", f.listen, "model", modelDir, "workers", urls,
 		"embedded_worker", f.embedded, "max_body_bytes", int64(f.maxBody), "max_media_items", f.maxItems,
 		"max_in_flight", f.maxInFlight, "cpu", f.cpu, "cache_bytes", int64(f.cacheBytes),
 		"fetch_timeout", f.fetchTimeout, "fetch_max_bytes", int64(f.fetchMaxBytes), "fetch_max_redirects", f.fetchRedirects,
@@ -487,10 +489,11 @@ func logConfig(log *slog.Logger, f *serveFlags, c *serveConfig, modelDir string,
 		"shm_usable", pool.Usable(), "shm_size", pr.Size, "shm_budget", pr.Budget, "shm_namespace_id", pr.NamespaceID,
 		"shm_ttl", f.shmTTL, "shm_group", f.shmGroup, "health_interval", f.healthInterval, "max_message_size", int64(f.maxMessageSize),
 		"max_tensor_bytes_in_flight", basis.bytes, "max_tensor_bytes_in_flight_source", basis.source, "machine_memory", basis.memory,
-		"max_request_tensor_bytes", int64(f.maxRequestBytes), "queue_timeout", f.queueTimeout,
+		"max_request_tensor_bytes", int64(f.maxRequestBytes),
 		"media_order", f.mediaOrder, "policy", f.policy, "heavy_nice", f.heavyNice, "heavy_idle", f.heavyIdle, "gc_percent", f.gcPercent, "worker_stall_timeout", f.stallTimeout, "shutdown_timeout", f.shutdownTimeout, "decoders_exact", media.Exact(),
 		"api_keys", len(c.apiKeys), "metrics_auth", f.metricsAuth, "tls", c.httpTLS != nil,
-		"worker_tls_ca", f.workerTLSCA, "worker_tls_client_cert", f.workerTLSCert != "", "worker_tls_server_name", f.workerTLSName)
+		"worker_tls_ca", f.workerTLSCA, "worker_tls_client_cert", f.workerTLSCert != "", "worker_tls_server_name", f.workerTLSName}
+	log.Info("mmgate serve", append(attrs, f.limits.logAttrs()...)...)
 	for _, w := range pr.Warnings {
 		log.Warn("shared memory: " + w)
 	}

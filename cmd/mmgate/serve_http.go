@@ -4,11 +4,8 @@ import (
 	"context"
 	stdlog "log"
 	"log/slog"
-	"net"
-	"net/http"
 	"os/exec"
 	"runtime"
-	"time"
 
 	"github.com/mmgate/mmgate/internal/server"
 	"github.com/mmgate/mmgate/media"
@@ -63,16 +60,15 @@ func serveHTTP(ctx context.Context, f *serveFlags, c *serveConfig, srv *server.S
 	if err != nil {
 		return err
 	}
+	if lis, err = srv.Listener(lis); err != nil {
+		return err
+	}
 	// Every request's context derives from reqCtx: cancelling it cuts the
 	// requests still running at the end of a shutdown.
 	reqCtx, cutRequests := context.WithCancel(context.Background())
 	defer cutRequests()
 	track := &inflight{}
-	hs := &http.Server{
-		Handler: track.wrap(srv), ReadHeaderTimeout: 30 * time.Second, IdleTimeout: 2 * time.Minute,
-		BaseContext: func(net.Listener) context.Context { return reqCtx },
-		ErrorLog:    stdlog.New(httpErrorLog{log}, "", 0),
-	}
+	hs := srv.HTTPServer(track.wrap(srv), reqCtx, stdlog.New(httpErrorLog{log}, "", 0))
 	announce()
 	if !media.Exact() {
 		log.Warn("built without cgo: JPEG and lossy WebP pixels are not Pillow-exact")

@@ -52,10 +52,10 @@ func serveRenderOnly(ctx context.Context, f *serveFlags, c *serveConfig, log *sl
 	if err != nil {
 		return err
 	}
-	srv, err := server.New(server.Options{
-		Backend: r, MaxBodyBytes: int64(f.maxBody), MaxInFlight: f.maxInFlight, Heavy: heavyRunner(heavy),
-		Registry: reg, Logger: log, APIKeys: c.apiKeys, MetricsAuth: f.metricsAuth,
-	})
+	so := c.server
+	so.Backend, so.MaxBodyBytes, so.MaxInFlight, so.Heavy = r, int64(f.maxBody), f.maxInFlight, heavyRunner(heavy)
+	so.Registry, so.Logger, so.APIKeys, so.MetricsAuth = reg, log, c.apiKeys, f.metricsAuth
+	srv, err := server.New(so)
 	if err != nil {
 		return err
 	}

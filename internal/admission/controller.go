@@ -2,11 +2,14 @@ package admission
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/mmgate/mmgate/internal/limits"
 )
 
 // Defaults for Options.
@@ -39,30 +42,18 @@ type Options struct {
 }
 
 // Controller admits requests by their planned tensor bytes (see the package
-// documentation). It is safe for concurrent use.
+// documentation) through a weighted FIFO (limits.Queue) whose capacity is
+// the budget. It is safe for concurrent use.
 type Controller struct {
 	o Options
+	q *limits.Queue
 	m *metrics
 
-	mu         sync.Mutex
-	admitted   int64 // bytes of live tickets
-	held       int64 // bytes of holders
-	holders    []*Holder
-	head, tail *waiter
-	waiting    int   // requests in the queue
-	waitBytes  int64 // bytes they ask for
-}
-
-// waiter is one request in the queue. ready is closed once it is granted;
-// nudge tells it that it became the head of the queue and may ask the
-// holders for room.
-type waiter struct {
-	n          int64
-	t          *Ticket
-	ready      chan struct{}
-	nudge      chan struct{}
-	granted    bool
-	prev, next *waiter
+	// mu guards the holders and their bytes; a holder's change reaches the
+	// queue under it, so that held and the queue's weight agree.
+	mu      sync.Mutex
+	held    int64
+	holders []*Holder
 }
 
 // New checks o and makes a Controller.
@@ -81,11 +72,15 @@ func New(o Options) (*Controller, error) {
 		o.RetryAfter = DefaultRetryAfter
 	}
 	c := &Controller{o: o}
-	m, err := newMetrics(o.Registerer, c)
+	q, err := limits.NewQueue(limits.QueueOptions{Capacity: o.Budget, Timeout: o.Timeout, What: "bytes of tensor memory",
+		RetryAfter: o.RetryAfter, Reclaim: c.reclaim})
 	if err != nil {
 		return nil, err
 	}
-	c.m = m
+	c.q = q
+	if c.m, err = newMetrics(o.Registerer, c); err != nil {
+		return nil, err
+	}
 	return c, nil
 }
 
@@ -109,8 +104,10 @@ type Stats struct {
 // Stats returns the current state.
 func (c *Controller) Stats() Stats {
 	c.mu.Lock()
-	defer c.mu.Unlock()
-	return Stats{Budget: c.o.Budget, Admitted: c.admitted, Held: c.held, Waiting: c.waiting, WaitingBytes: c.waitBytes}
+	held := c.held
+	qs := c.q.Stats()
+	c.mu.Unlock()
+	return Stats{Budget: c.o.Budget, Admitted: qs.InUse - held, Held: held, Waiting: qs.Waiting, WaitingBytes: qs.WaitingWeight}
 }
 
 // Admit admits a request planning n bytes (n > 0), waiting behind earlier
@@ -124,19 +121,25 @@ func (c *Controller) Admit(ctx context.Context, n int64) (*Ticket, error) {
 	if err := c.tooLarge(n); err != nil {
 		return nil, err
 	}
-	start := time.Now()
-	t := &Ticket{c: c}
-	c.mu.Lock()
-	if c.head == nil && c.fitsLocked(n) {
-		c.grantLocked(t, n)
-		c.mu.Unlock()
+	if c.q.TryAcquire(n) {
 		c.m.waited(outcomeAdmitted, 0)
-		return t, nil
+		return c.ticket(n), nil
 	}
-	w := &waiter{n: n, t: t, ready: make(chan struct{}), nudge: make(chan struct{}, 1)}
-	c.pushLocked(w)
-	c.mu.Unlock()
-	return c.wait(ctx, w, start)
+	start := time.Now()
+	err := c.q.Acquire(ctx, n)
+	waited := time.Since(start)
+	switch {
+	case err == nil:
+		c.m.waited(outcomeAdmitted, waited)
+		return c.ticket(n), nil
+	case errors.Is(err, limits.ErrQueueTimeout):
+		c.m.waited(outcomeTimeout, waited)
+		c.m.refused.WithLabelValues(ReasonQueueTimeout).Inc()
+		return nil, &Refusal{Kind: ErrQueueTimeout, Reason: ReasonQueueTimeout, Planned: n, Allowed: c.o.Budget,
+			Waited: waited, Retry: c.o.RetryAfter}
+	}
+	c.m.waited(outcomeCancelled, waited)
+	return nil, fmt.Errorf("admission: waiting for %d bytes of tensor memory: %w", n, err)
 }
 
 // tooLarge refuses n over the per-request limit or the budget.
@@ -152,52 +155,15 @@ func (c *Controller) tooLarge(n int64) error {
 	return nil
 }
 
-// wait blocks until w is granted, the timeout passes or ctx ends; as the
-// head of the queue it asks the holders for the room it lacks.
-func (c *Controller) wait(ctx context.Context, w *waiter, start time.Time) (*Ticket, error) {
-	timer := time.NewTimer(c.o.Timeout)
-	defer timer.Stop()
-	var err error
-	for err == nil {
-		c.reclaim(w)
-		select {
-		case <-w.ready:
-			c.m.waited(outcomeAdmitted, time.Since(start))
-			return w.t, nil
-		case <-w.nudge:
-			continue
-		case <-timer.C:
-			c.m.refused.WithLabelValues(ReasonQueueTimeout).Inc()
-			err = &Refusal{Kind: ErrQueueTimeout, Reason: ReasonQueueTimeout, Planned: w.n, Allowed: c.o.Budget,
-				Waited: time.Since(start), Retry: c.o.RetryAfter}
-			c.m.waited(outcomeTimeout, time.Since(start))
-		case <-ctx.Done():
-			err = fmt.Errorf("admission: waiting for %d bytes of tensor memory: %w", w.n, ctx.Err())
-			c.m.waited(outcomeCancelled, time.Since(start))
-		}
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if w.granted {
-		if ctx.Err() == nil {
-			return w.t, nil // granted as the timer fired: use it
-		}
-		c.releaseLocked(w.t)
-		return nil, err
-	}
-	c.removeLocked(w)
-	c.grantWaitersLocked()
-	return nil, err
+func (c *Controller) ticket(n int64) *Ticket {
+	c.m.admittedTotal.Add(float64(n))
+	return &Ticket{c: c, n: n}
 }
 
-// reclaim asks the holders for the room w lacks, when w heads the queue.
-func (c *Controller) reclaim(w *waiter) {
+// reclaim asks the holders, in the order they were made, for the lack
+// bytes the request at the head of the queue lacks (the queue's Reclaim).
+func (c *Controller) reclaim(lack int64) {
 	c.mu.Lock()
-	if w.granted || c.head != w {
-		c.mu.Unlock()
-		return
-	}
-	lack := c.admitted + c.held + w.n - c.o.Budget
 	holders := append([]*Holder(nil), c.holders...)
 	c.mu.Unlock()
 	for _, h := range holders {
@@ -210,76 +176,13 @@ func (c *Controller) reclaim(w *waiter) {
 	}
 }
 
-func (c *Controller) fitsLocked(n int64) bool { return c.admitted+c.held+n <= c.o.Budget }
-
-func (c *Controller) grantLocked(t *Ticket, n int64) {
-	t.n = n
-	c.admitted += n
-	c.m.admittedTotal.Add(float64(n))
-}
-
-// grantWaitersLocked admits waiters from the head while they fit, and
-// nudges a new head that does not.
-func (c *Controller) grantWaitersLocked() {
-	for w := c.head; w != nil; w = c.head {
-		if !c.fitsLocked(w.n) {
-			select {
-			case w.nudge <- struct{}{}:
-			default:
-			}
-			return
-		}
-		c.removeLocked(w)
-		c.grantLocked(w.t, w.n)
-		w.granted = true
-		close(w.ready)
-	}
-}
-
-func (c *Controller) pushLocked(w *waiter) {
-	w.prev = c.tail
-	if c.tail != nil {
-		c.tail.next = w
-	} else {
-		c.head = w
-	}
-	c.tail = w
-	c.waiting++
-	c.waitBytes += w.n
-}
-
-func (c *Controller) removeLocked(w *waiter) {
-	if w.prev != nil {
-		w.prev.next = w.next
-	} else {
-		c.head = w.next
-	}
-	if w.next != nil {
-		w.next.prev = w.prev
-	} else {
-		c.tail = w.prev
-	}
-	w.prev, w.next = nil, nil
-	c.waiting--
-	c.waitBytes -= w.n
-}
-
-func (c *Controller) releaseLocked(t *Ticket) {
-	if t.done {
-		return
-	}
-	t.done = true
-	c.admitted -= t.n
-	t.n = 0
-	c.grantWaitersLocked()
-}
-
 // Ticket is an admitted request's hold on its bytes. A nil Ticket is valid
 // and holds nothing.
 type Ticket struct {
 	c    *Controller
-	n    int64 // under c.mu
-	done bool  // under c.mu
+	mu   sync.Mutex
+	n    int64
+	done bool
 }
 
 // Bytes is what the ticket holds.
@@ -287,8 +190,8 @@ func (t *Ticket) Bytes() int64 {
 	if t == nil {
 		return 0
 	}
-	t.c.mu.Lock()
-	defer t.c.mu.Unlock()
+	t.mu.Lock()
+	defer t.mu.Unlock()
 	return t.n
 }
 
@@ -300,18 +203,18 @@ func (t *Ticket) Resize(n int64) {
 	if t == nil {
 		return
 	}
-	c := t.c
-	c.mu.Lock()
-	defer c.mu.Unlock()
+	t.mu.Lock()
+	defer t.mu.Unlock()
 	if t.done || n < 0 || n == t.n {
 		return
 	}
-	c.admitted += n - t.n
-	if n > t.n {
-		c.m.admittedTotal.Add(float64(n - t.n))
+	if d := n - t.n; d > 0 {
+		t.c.q.Take(d)
+		t.c.m.admittedTotal.Add(float64(d))
+	} else {
+		t.c.q.Release(-d)
 	}
 	t.n = n
-	c.grantWaitersLocked()
 }
 
 // Release gives the bytes back; later calls do nothing.
@@ -319,7 +222,12 @@ func (t *Ticket) Release() {
 	if t == nil {
 		return
 	}
-	t.c.mu.Lock()
-	defer t.c.mu.Unlock()
-	t.c.releaseLocked(t)
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.done {
+		return
+	}
+	t.done = true
+	t.c.q.Release(t.n)
+	t.n = 0
 }

@@ -8,13 +8,14 @@
 //
 // # The controller
 //
-// A Controller has a budget (Options.Budget). A request fits when the bytes
-// of the requests already admitted, plus what the holders keep, plus its own
-// are within the budget. Requests are admitted in arrival order: one that
-// does not fit waits in a FIFO behind the earlier ones (a small request
-// never overtakes a large one that arrived first) for at most
-// Options.Timeout, and is then refused with ErrQueueTimeout (HTTP 503 with
-// Retry-After). A request planning more than Options.PerRequest (or more
+// A Controller has a budget (Options.Budget), the capacity of a weighted
+// FIFO (limits.Queue, the queue of the gateway's processing slots). A
+// request fits when the bytes of the requests already admitted, plus what
+// the holders keep, plus its own are within the budget. Requests are
+// admitted in arrival order: one that does not fit waits behind the
+// earlier ones (a small request never overtakes a large one that arrived
+// first) for at most Options.Timeout, and is then refused with
+// ErrQueueTimeout (HTTP 503 with Retry-After). A request planning more than Options.PerRequest (or more
 // than the budget, which could never be admitted) is refused at once with
 // ErrTooLarge (HTTP 413), naming its planned and allowed bytes. Requests
 // that plan no bytes (text only) never reach the controller, so they never
@@ -38,6 +39,6 @@
 // A Controller, its Holders and Tickets are safe for concurrent use. A
 // holder's Set, Add and TryAdd never call back into the holder (they may be
 // called with the holder's own lock held); the reclaim function is called
-// without any of the controller's locks held, from the goroutine of the
-// waiting request.
+// without any of the controller's or the queue's locks held, from the
+// goroutine of the waiting request.
 package admission

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/mmgate/mmgate/internal/limits"
 )
 
 // The kinds of refusal. A *Refusal wraps one of them.
@@ -12,8 +14,9 @@ var (
 	// may (HTTP 413).
 	ErrTooLarge = errors.New("planned tensor bytes over the limit")
 	// ErrQueueTimeout: room for the request's planned bytes did not come
-	// within the queue timeout (HTTP 503 with Retry-After).
-	ErrQueueTimeout = errors.New("no room for the planned tensor bytes within the queue timeout")
+	// within the queue timeout (HTTP 503 with Retry-After): the queue's
+	// own timeout, limits.ErrQueueTimeout.
+	ErrQueueTimeout = limits.ErrQueueTimeout
 	// ErrOptions: invalid Options.
 	ErrOptions = errors.New("admission: bad options")
 )

@@ -8,9 +8,9 @@ type Holder struct {
 	c    *Controller
 	name string
 	n    int64 // under c.mu
-	// reclaim, when set, gives back at least want bytes if it can and
-	// returns how many it gave back (updating the holder through Set or
-	// Add itself). Under c.mu.
+	// reclaim, when set, gives back up to want bytes if it can and returns
+	// how many it gave back (updating the holder through Set or Add
+	// itself). Under c.mu.
 	reclaim func(want int64) int64
 }
 
@@ -45,7 +45,8 @@ func (h *Holder) reclaimer() func(int64) int64 {
 	return h.reclaim
 }
 
-// Set records that the holder keeps n bytes now.
+// Set records that the holder keeps n bytes now (memory it already has:
+// counted whether or not it fits).
 func (h *Holder) Set(n int64) {
 	if h == nil {
 		return
@@ -55,8 +56,7 @@ func (h *Holder) Set(n int64) {
 	h.setLocked(max(n, 0))
 }
 
-// Add adds d (negative: gives back) to the holder's bytes, whether or not
-// they fit: memory the holder already has.
+// Add adds d (negative: gives back) to the holder's bytes, as Set does.
 func (h *Holder) Add(d int64) {
 	if h == nil {
 		return
@@ -75,10 +75,10 @@ func (h *Holder) TryAdd(n int64) bool {
 	}
 	h.c.mu.Lock()
 	defer h.c.mu.Unlock()
-	if h.c.head != nil || !h.c.fitsLocked(n) {
+	if !h.c.q.TryAcquire(n) {
 		return false
 	}
-	h.setLocked(h.n + n)
+	h.account(h.n + n)
 	return true
 }
 
@@ -92,13 +92,20 @@ func (h *Holder) Bytes() int64 {
 	return h.n
 }
 
+// setLocked moves the holder's weight in the queue to n.
 func (h *Holder) setLocked(n int64) {
-	c := h.c
-	c.held += n - h.n
-	shrunk := n < h.n
-	h.n = n
-	c.m.held.WithLabelValues(h.name).Set(float64(n))
-	if shrunk {
-		c.grantWaitersLocked()
+	switch d := n - h.n; {
+	case d > 0:
+		h.c.q.Take(d)
+	case d < 0:
+		h.c.q.Release(-d)
 	}
+	h.account(n)
+}
+
+// account records the holder's bytes as n.
+func (h *Holder) account(n int64) {
+	h.c.held += n - h.n
+	h.n = n
+	h.c.m.held.WithLabelValues(h.name).Set(float64(n))
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/mmgate/mmgate/chattemplate"
 	"github.com/mmgate/mmgate/engine"
 	"github.com/mmgate/mmgate/internal/admission"
+	"github.com/mmgate/mmgate/internal/limits"
 	"github.com/mmgate/mmgate/media"
 	"github.com/mmgate/mmgate/media/fetch"
 	"github.com/mmgate/mmgate/media/video"
@@ -77,7 +78,10 @@ type rule struct {
 var rules = []rule{
 	{ErrUnauthorized, http.StatusUnauthorized, TypeAuthentication, "invalid_api_key"},
 	{admission.ErrTooLarge, http.StatusRequestEntityTooLarge, TypeInvalidRequest, "too_large"},
-	{admission.ErrQueueTimeout, http.StatusServiceUnavailable, "overloaded", "queue_timeout"},
+	{limits.ErrBodyTimeout, http.StatusRequestTimeout, TypeInvalidRequest, "request_timeout"},
+	{limits.ErrRateLimited, http.StatusTooManyRequests, "rate_limit_error", "rate_limit_exceeded"},
+	{limits.ErrFull, http.StatusTooManyRequests, "overloaded", "overloaded"},
+	{limits.ErrQueueTimeout, http.StatusServiceUnavailable, "overloaded", "queue_timeout"},
 	{fetch.ErrForbidden, http.StatusForbidden, TypeInvalidRequest, "media_url_forbidden"},
 	{engine.ErrModelNotFound, http.StatusNotFound, TypeInvalidRequest, "model_not_found"},
 	{engine.ErrTooLarge, http.StatusRequestEntityTooLarge, TypeInvalidRequest, "too_large"},
@@ -118,8 +122,8 @@ var rules = []rule{
 	{context.DeadlineExceeded, http.StatusGatewayTimeout, "timeout", "timeout"},
 }
 
-// retryAfter is an error that advises when to try again
-// (*admission.Refusal).
+// retryAfter is an error that advises when to try again (*limits.Refusal,
+// *admission.Refusal).
 type retryAfter interface {
 	RetryAfter() time.Duration
 }

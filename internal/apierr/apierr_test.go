@@ -11,6 +11,7 @@ import (
 	"github.com/mmgate/mmgate/chattemplate"
 	"github.com/mmgate/mmgate/engine"
 	"github.com/mmgate/mmgate/internal/admission"
+	"github.com/mmgate/mmgate/internal/limits"
 	"github.com/mmgate/mmgate/media"
 	"github.com/mmgate/mmgate/media/fetch"
 	"github.com/mmgate/mmgate/media/video"
@@ -54,6 +55,10 @@ func TestFrom(t *testing.T) {
 		{wrap(fetch.ErrTimeout), 504, "timeout"},
 		{wrap(engine.ErrTimeout), 504, "timeout"},
 		{wrap(context.DeadlineExceeded), 504, "timeout"},
+		{wrap(&limits.Refusal{Kind: limits.ErrBodyTimeout, Msg: "slow"}), 408, "request_timeout"},
+		{wrap(&limits.Refusal{Kind: limits.ErrRateLimited, Msg: "rate"}), 429, "rate_limit_exceeded"},
+		{wrap(&limits.Refusal{Kind: limits.ErrFull, Msg: "full"}), 429, "overloaded"},
+		{wrap(&limits.Refusal{Kind: limits.ErrQueueTimeout, Msg: "queue"}), 503, "queue_timeout"},
 		{wrap(&admission.Refusal{Kind: admission.ErrTooLarge, Reason: admission.ReasonTooLarge, Planned: 2, Allowed: 1}), 413, "too_large"},
 		{wrap(&admission.Refusal{Kind: admission.ErrQueueTimeout, Reason: admission.ReasonQueueTimeout}), 503, "queue_timeout"},
 		{errors.New("something else"), 500, "internal_error"},
@@ -70,7 +75,7 @@ func TestFrom(t *testing.T) {
 	if e := From(wrap(ErrOverloaded)); e.Param != nil {
 		t.Errorf("param should be null, got %v", e.Param)
 	}
-	if e := From(wrap(&admission.Refusal{Kind: admission.ErrQueueTimeout, Reason: admission.ReasonQueueTimeout, Retry: 3 * time.Second})); e.RetryAfter != 3*time.Second {
+	if e := From(wrap(&limits.Refusal{Kind: limits.ErrRateLimited, Msg: "m", Retry: 3 * time.Second})); e.RetryAfter != 3*time.Second {
 		t.Errorf("retry after %v", e.RetryAfter)
 	}
 	custom := New(http.StatusTeapot, "x", "y", "z", "")

@@ -106,17 +106,19 @@ func TestNoKeysMeansOpen(t *testing.T) {
 func TestKeyringTiming(t *testing.T) {
 	// The comparison works on digests: keys of any length are compared in
 	// full, and a key never matches a prefix or extension of itself.
-	k := newKeyring([]string{"abc"})
+	k := newKeyring([]string{"abc", "", "xyz"})
 	for _, tc := range []struct {
-		h  string
-		ok bool
-	}{{"Bearer abc", true}, {"Bearer abcd", false}, {"Bearer ab", false}, {"Bearer  abc ", true}, {"Bearer", false}, {"", false}} {
+		h    string
+		ok   bool
+		name string
+	}{{"Bearer abc", true, "key#0"}, {"Bearer xyz", true, "key#1"}, {"Bearer abcd", false, ""}, {"Bearer ab", false, ""},
+		{"Bearer  abc ", true, "key#0"}, {"Bearer", false, ""}, {"", false, ""}} {
 		r, _ := http.NewRequest("GET", "/", nil)
 		if tc.h != "" {
 			r.Header.Set("Authorization", tc.h)
 		}
-		if got := k.allows(r); got != tc.ok {
-			t.Errorf("%q: %v, want %v", tc.h, got, tc.ok)
+		if name, got := k.allows(r); got != tc.ok || name != tc.name {
+			t.Errorf("%q: %v %q, want %v %q", tc.h, got, name, tc.ok, tc.name)
 		}
 	}
 }

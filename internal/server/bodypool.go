@@ -1,8 +1,6 @@
 package server
 
 import (
-	"bytes"
-	"io"
 	"math/bits"
 	"sync"
 )
@@ -82,21 +80,4 @@ func (p *bodyPool) put(b *bodyBuf) {
 	if k := bodyClass(cap(b.b)); k >= 0 && cap(b.b) == minPooledBody<<k {
 		p.classes[k].Put(b)
 	}
-}
-
-// readPooled reads r to its end into a pooled buffer sized for declared
-// bytes (plus the final read that sees EOF; a longer body would grow into
-// memory that is not kept). It returns nil when declared is not a pooled
-// size; the caller then reads the body another way.
-func (p *bodyPool) readPooled(r io.Reader, declared int64) (*bodyBuf, error) {
-	if declared < pooledFrom || declared > int64(minPooledBody)<<(bodyClasses-1)-bytes.MinRead {
-		return nil, nil
-	}
-	buf := p.get(int(declared) + bytes.MinRead)
-	var err error
-	if buf.b, err = readInto(buf.b, r); err != nil {
-		p.put(buf)
-		return nil, err
-	}
-	return buf, nil
 }

@@ -2,14 +2,12 @@ package server
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"strings"
 	"sync"
 	"testing"
-	"testing/iotest"
 	"unsafe"
 
 	"github.com/mmgate/mmgate/openai"
@@ -26,27 +24,8 @@ func TestBodyClass(t *testing.T) {
 	}
 }
 
-func TestReadPooled(t *testing.T) {
+func TestPoolReuse(t *testing.T) {
 	var p bodyPool
-	body := strings.Repeat("0123456789", 10000) // 100 kB
-	buf, err := p.readPooled(iotest.HalfReader(strings.NewReader(body)), int64(len(body)))
-	if err != nil || buf == nil || string(buf.b) != body {
-		t.Fatalf("readPooled: %v, %v; want the whole body in a pooled buffer", buf != nil, err)
-	}
-	if cap(buf.b) != 128<<10 {
-		t.Errorf("a %d-byte body went into a %d-byte buffer, want 128 KiB", len(body), cap(buf.b))
-	}
-	// Small bodies and unknown lengths are not pooled.
-	for _, declared := range []int64{-1, 0, 100, pooledFrom - 1, 8 << 20} {
-		if buf, err := p.readPooled(strings.NewReader(body), declared); buf != nil || err != nil {
-			t.Errorf("declared %d: pooled %v, err %v; want neither", declared, buf != nil, err)
-		}
-	}
-	// A body cut short reports the reader's error.
-	cut := io.MultiReader(strings.NewReader(body[:50000]), iotest.ErrReader(io.ErrUnexpectedEOF))
-	if buf, err := p.readPooled(cut, int64(len(body))); buf != nil || !errors.Is(err, io.ErrUnexpectedEOF) {
-		t.Errorf("truncated body: pooled %v, err %v; want io.ErrUnexpectedEOF", buf != nil, err)
-	}
 	// A buffer given back is handed out again (sync.Pool may drop some
 	// under the race detector: a few tries).
 	reused := false

@@ -6,11 +6,36 @@
 // /health/ready and /metrics. It checks API keys
 // (Options.APIKeys: `Authorization: Bearer KEY` on /v1/ routes, and on
 // /metrics with MetricsAuth; compared as SHA-256 digests in constant time),
-// parses and bounds requests (body limit, in-flight limit answered at once
-// with 429; the request types are package openai's), hands them to a
-// Backend (the per-request pipeline; a Backend that also implements
-// Completer serves /v1/completions), and writes OpenAI JSON or server-sent
-// events. Errors are mapped to status codes in one place, package apierr.
+// parses and bounds requests (the request types are package openai's),
+// hands them to a Backend (the per-request pipeline; a Backend that also
+// implements Completer serves /v1/completions), and writes OpenAI JSON or
+// server-sent events. Errors are mapped to status codes in one place,
+// package apierr.
+//
+// # Slow, hostile and greedy clients
+//
+// The rules are package limits'; this package applies them (Options lists
+// the defaults):
+//
+//   - connections: at most MaxConnections open (Listener; more wait in the
+//     backlog), headers within HeaderTimeout and MaxHeaderBytes
+//     (HTTPServer);
+//   - per client (an API key, else the client address, X-Forwarded-For
+//     trusted from TrustedProxies only): concurrency and a token-bucket
+//     rate, 429 rate_limit_exceeded with Retry-After, checked on arrival;
+//   - request bodies: received under MaxUploads and MaxUploadBytes (429
+//     overloaded) and the pace rule, enforced with read deadlines on the
+//     connection (408 request_timeout, connection closed);
+//   - processing: a request takes one of MaxInFlight slots only once its
+//     body is in: 429 overloaded at once, or with QueueTimeout a wait in
+//     arrival order and 503 queue_timeout after it;
+//   - responses: every write runs under a write deadline of
+//     ClientStallTimeout, so a client that takes nothing of its response
+//     for that long has its connection closed, its request context ended
+//     (the generation is aborted at the worker) and its slot freed.
+//
+// Each refusal is counted in mmgate_http_refused_total{reason}; each cut
+// (body timeout, client stall) is logged with the client's address.
 //
 // Every request has an id (a sane X-Request-Id, else a random one) returned
 // in X-Request-Id, and a request-scoped logger carrying it as request_id in

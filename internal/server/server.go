@@ -5,8 +5,10 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net/http"
+	"net/netip"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -16,6 +18,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/mmgate/mmgate/internal/apierr"
+	"github.com/mmgate/mmgate/internal/limits"
 	"github.com/mmgate/mmgate/internal/reqlog"
 	"github.com/mmgate/mmgate/openai"
 )
@@ -43,13 +46,74 @@ type Options struct {
 	APIKeys []string
 	// MetricsAuth makes /metrics require an API key too.
 	MetricsAuth bool
+
+	// Slow, hostile and greedy clients. Each zero value means the default
+	// given; a negative duration or size turns its limit off.
+
+	// BodyReadTimeout cuts a request body that sends no byte for this
+	// long: 408 and the connection closed (default 30 s).
+	BodyReadTimeout time.Duration
+	// BodyMinRate (bytes per second) and BodyRateGrace cut a body that
+	// arrives slower: BodyRateGrace after it began, at least BodyMinRate
+	// bytes per second since then must have come (defaults 8 KiB/s and
+	// 10 s; limits.Pace), so the 64 MiB default body sent at the minimum
+	// rate passes.
+	BodyMinRate   int64
+	BodyRateGrace time.Duration
+	// MaxUploads bounds the requests whose bodies are being received or
+	// wait for a processing slot (default 1024), MaxUploadBytes the memory
+	// their buffers hold (default 1 GiB); over either, 429 at once.
+	MaxUploads     int
+	MaxUploadBytes int64
+	// QueueTimeout is how long a request whose body is in waits for a
+	// processing slot when all MaxInFlight are taken: 503 queue_timeout
+	// after it. 0 (the default): no queue, 429 at once.
+	QueueTimeout time.Duration
+	// ClientStallTimeout ends a response the client takes nothing of for
+	// this long: the connection is closed, the request's context ends (the
+	// generation is aborted at its worker) and its slot is freed (default
+	// 60 s).
+	ClientStallTimeout time.Duration
+	// Clients are per-client limits (default none), counted per API key
+	// when keys are configured and per client address otherwise.
+	Clients limits.ClientOptions
+	// TrustedProxies are the peers whose X-Forwarded-For names the client
+	// (limits.ClientAddr).
+	TrustedProxies []netip.Prefix
+
+	// Connections (HTTPServer and Listener): MaxConnections open at once
+	// (default 10,000), HeaderTimeout to read a request's headers (default
+	// 10 s), MaxHeaderBytes (default 64 KiB), IdleTimeout of a keep-alive
+	// connection between requests (default 2 min), SendBuffer of each
+	// connection's socket (default 256 KiB; negative: the kernel's
+	// autotuning, megabytes; limits.ListenerOptions).
+	MaxConnections int
+	HeaderTimeout  time.Duration
+	MaxHeaderBytes int
+	IdleTimeout    time.Duration
+	SendBuffer     int
 }
+
+// The defaults of Options.
+const (
+	DefaultBodyReadTimeout    = 30 * time.Second
+	DefaultBodyMinRate        = 8 << 10
+	DefaultBodyRateGrace      = 10 * time.Second
+	DefaultMaxUploads         = 1024
+	DefaultMaxUploadBytes     = 1 << 30
+	DefaultClientStallTimeout = 60 * time.Second
+	DefaultMaxConnections     = 10_000
+	DefaultHeaderTimeout      = 10 * time.Second
+	DefaultMaxHeaderBytes     = 64 << 10
+	DefaultIdleTimeout        = 2 * time.Minute
+	DefaultSendBuffer         = 256 << 10
+)
 
 // Server is the HTTP handler.
 type Server struct {
 	opts     Options
 	mux      *http.ServeMux
-	inflight chan struct{}
+	adm      *admission
 	metrics  *httpMetrics
 	log      *slog.Logger
 	keys     *keyring
@@ -84,6 +148,7 @@ func New(o Options) (*Server, error) {
 	if o.MaxInFlight <= 0 {
 		o.MaxInFlight = 256
 	}
+	o.applyLimitDefaults()
 	if o.Registry == nil {
 		o.Registry = prometheus.NewRegistry()
 	}
@@ -93,11 +158,15 @@ func New(o Options) (*Server, error) {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
-	m, err := newHTTPMetrics(o.Registry)
+	adm, err := newAdmission(&o)
+	if err != nil {
+		return nil, fmt.Errorf("server: %w", err)
+	}
+	m, err := newHTTPMetrics(o.Registry, adm)
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{opts: o, mux: http.NewServeMux(), inflight: make(chan struct{}, o.MaxInFlight), metrics: m, log: o.Logger, keys: newKeyring(o.APIKeys)}
+	s := &Server{opts: o, mux: http.NewServeMux(), adm: adm, metrics: m, log: o.Logger, keys: newKeyring(o.APIKeys)}
 	s.mux.Handle("POST /v1/chat/completions", s.api("/v1/chat/completions", s.chatCompletions))
 	s.mux.Handle("POST /v1/completions", s.api("/v1/completions", s.completions))
 	s.mux.Handle("GET /v1/models", s.api("/v1/models", s.models))
@@ -105,15 +174,57 @@ func New(o Options) (*Server, error) {
 	s.mux.Handle("GET /health", s.plain("/health", s.health))
 	s.mux.Handle("GET /health/ready", s.plain("/health/ready", s.ready))
 	metricsHandler := promhttp.HandlerFor(o.Registry, promhttp.HandlerOpts{})
+	metricsFlags := routeFlags(0)
 	if o.MetricsAuth && s.keys.enabled() {
-		s.mux.Handle("GET /metrics", s.wrap("/metrics", routeAuth, metricsHandler.ServeHTTP))
-	} else {
-		s.mux.Handle("GET /metrics", metricsHandler)
+		metricsFlags = routeAuth
 	}
+	s.mux.Handle("GET /metrics", s.wrap("/metrics", metricsFlags, metricsHandler.ServeHTTP))
 	s.mux.Handle("/", s.wrap("other", routeAuthV1, func(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, apierr.New(http.StatusNotFound, apierr.TypeInvalidRequest, "not_found", "no route for "+r.Method+" "+r.URL.Path, ""))
 	}))
 	return s, nil
+}
+
+// applyLimitDefaults fills the zero limits with their defaults and turns
+// the negative ones into "none" (zero) for package limits.
+func (o *Options) applyLimitDefaults() {
+	dur := func(v *time.Duration, def time.Duration) {
+		switch {
+		case *v == 0:
+			*v = def
+		case *v < 0:
+			*v = 0
+		}
+	}
+	dur(&o.BodyReadTimeout, DefaultBodyReadTimeout)
+	dur(&o.BodyRateGrace, DefaultBodyRateGrace)
+	dur(&o.ClientStallTimeout, DefaultClientStallTimeout)
+	dur(&o.HeaderTimeout, DefaultHeaderTimeout)
+	dur(&o.IdleTimeout, DefaultIdleTimeout)
+	if o.QueueTimeout < 0 {
+		o.QueueTimeout = 0
+	}
+	switch {
+	case o.BodyMinRate == 0:
+		o.BodyMinRate = DefaultBodyMinRate
+	case o.BodyMinRate < 0:
+		o.BodyMinRate = 0
+	}
+	if o.MaxUploads <= 0 {
+		o.MaxUploads = DefaultMaxUploads
+	}
+	if o.MaxUploadBytes <= 0 {
+		o.MaxUploadBytes = DefaultMaxUploadBytes
+	}
+	if o.MaxConnections == 0 {
+		o.MaxConnections = DefaultMaxConnections
+	}
+	if o.MaxHeaderBytes <= 0 {
+		o.MaxHeaderBytes = DefaultMaxHeaderBytes
+	}
+	if o.SendBuffer == 0 {
+		o.SendBuffer = DefaultSendBuffer
+	}
 }
 
 // ServeHTTP implements http.Handler.
@@ -135,6 +246,15 @@ type record struct {
 	// body is the pooled buffer holding the request body, given back
 	// once the request is logged.
 	body *bodyBuf
+	// rc controls the request's connection (read and write deadlines).
+	rc *http.ResponseController
+	// client is the client's address (limits.ClientAddr); clientKey what
+	// per-client limits count it under (its API key or address).
+	client, clientKey string
+	// admitted: counted by the per-client limits; slot: holds a
+	// processing slot; cut: the reason a limit cut the request.
+	admitted, slot bool
+	cut            string
 }
 
 type recordKey struct{}
@@ -171,34 +291,6 @@ func saneID(s string) bool {
 	return true
 }
 
-// statusWriter remembers the status code.
-type statusWriter struct {
-	http.ResponseWriter
-	status int
-}
-
-func (w *statusWriter) WriteHeader(code int) {
-	if w.status == 0 {
-		w.status = code
-	}
-	w.ResponseWriter.WriteHeader(code)
-}
-
-func (w *statusWriter) Write(b []byte) (int, error) {
-	if w.status == 0 {
-		w.status = http.StatusOK
-	}
-	return w.ResponseWriter.Write(b)
-}
-
-func (w *statusWriter) Flush() {
-	if f, ok := w.ResponseWriter.(http.Flusher); ok {
-		f.Flush()
-	}
-}
-
-func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
-
 // routeFlags say what wrap enforces on a route.
 type routeFlags int
 
@@ -220,6 +312,9 @@ func (s *Server) plain(route string, h http.HandlerFunc) http.Handler {
 	return s.wrap(route, 0, h)
 }
 
+// wrap runs h with what every route gets: a request id, the write
+// deadline of a stalled client, and the record for metrics and the access
+// log; by flags, the API key and the limits.
 func (s *Server) wrap(route string, flags routeFlags, h http.HandlerFunc) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		rec := &record{id: r.Header.Get("X-Request-Id"), route: route, start: time.Now()}
@@ -227,32 +322,61 @@ func (s *Server) wrap(route string, flags routeFlags, h http.HandlerFunc) http.H
 			rec.id = newID()
 		}
 		w.Header().Set("X-Request-Id", rec.id)
-		sw := &statusWriter{ResponseWriter: w}
+		sw := newStatusWriter(w, s.adm.stall)
+		rec.rc = sw.rc
+		rec.client = limits.ClientAddr(r.RemoteAddr, r.Header.Values("X-Forwarded-For"), s.opts.TrustedProxies)
+		if r.ContentLength != 0 {
+			// Until a handler reads the body under the pace rule, the
+			// rule's first deadline bounds whatever reads it (net/http
+			// drains an unread body after the handler).
+			rec.rc.SetReadDeadline(s.adm.pace.Deadline(rec.start, rec.start, 0))
+		}
 		ctx := context.WithValue(r.Context(), recordKey{}, rec)
 		ctx = reqlog.With(ctx, s.log.With("request_id", rec.id))
 		r = r.WithContext(ctx)
-		if flags&routeAuth != 0 || flags&routeAuthV1 != 0 && strings.HasPrefix(r.URL.Path, "/v1/") {
-			if !s.authorized(sw, r) {
-				s.finish(rec, sw)
-				return
+		defer s.release(rec)
+		if s.admit(sw, r, rec, flags) {
+			h(sw, r)
+			if sw.stalled() {
+				s.metrics.refused.WithLabelValues(limits.ReasonClientStall).Inc()
+				s.logCut(r, limits.ReasonClientStall, fmt.Sprintf("the client took nothing of the response for %v, %d bytes into it", s.adm.stall, sw.written))
 			}
 		}
-		if flags&routeLimited != 0 {
-			select {
-			case s.inflight <- struct{}{}:
-				defer func() { <-s.inflight }()
-			default:
-				s.writeError(sw, r, apierr.From(apierr.ErrOverloaded))
-				s.finish(rec, sw)
-				return
-			}
-		}
-		h(sw, r)
 		s.finish(rec, sw)
 		// The lifetime rule (package doc): the handler has returned, the
 		// request is logged, nothing made from the body is in use.
 		s.bodies.put(rec.body)
 	})
+}
+
+// admit applies the route's API key and limits before its handler;
+// false means the request was answered.
+func (s *Server) admit(w http.ResponseWriter, r *http.Request, rec *record, flags routeFlags) bool {
+	if flags&routeAuth != 0 || flags&routeAuthV1 != 0 && strings.HasPrefix(r.URL.Path, "/v1/") {
+		key, ok := s.authorized(w, r)
+		if !ok {
+			closeUnread(w, r)
+			return false
+		}
+		rec.clientKey = key
+	}
+	if flags&routeLimited == 0 {
+		return true
+	}
+	if rec.clientKey == "" {
+		rec.clientKey = limits.ClientKey(rec.client)
+	}
+	err := s.admitClient(rec)
+	if err == nil && r.ContentLength == 0 {
+		// No body to wait for: the slot now. (A body's request takes it
+		// once the body is in, readBody.)
+		err = s.takeSlot(r.Context(), rec)
+	}
+	if err != nil {
+		s.writeError(w, r, s.refusal(w, r, err, true))
+		return false
+	}
+	return true
 }
 
 // finish records metrics and writes the access-log line.
@@ -268,7 +392,10 @@ func (s *Server) finish(rec *record, sw *statusWriter) {
 	if rec.route == "/health" || rec.route == "/health/ready" || rec.route == "/metrics" && rec.status == http.StatusOK {
 		return
 	}
-	attrs := []any{"request_id", rec.id, "route", rec.route, "status", rec.status, "duration_ms", ms(d)}
+	attrs := []any{"request_id", rec.id, "route", rec.route, "status", rec.status, "duration_ms", ms(d), "client", rec.client}
+	if rec.cut != "" {
+		attrs = append(attrs, "cut", rec.cut)
+	}
 	if rec.model != "" {
 		attrs = append(attrs, "model", rec.model, "stream", rec.stream)
 	}
@@ -298,6 +425,9 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, e *apierr.Er
 	}
 	if rec := recordOf(r); rec != nil {
 		rec.errMsg = e.Message
+	}
+	if e.RetryAfter > 0 {
+		w.Header().Set("Retry-After", strconv.FormatInt(int64((e.RetryAfter+time.Second-1)/time.Second), 10))
 	}
 	status := e.Status
 	if status == 499 {

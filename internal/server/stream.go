@@ -136,6 +136,11 @@ func (s *Server) pump(r *http.Request, sse *sseWriter, gen openai.Generation, em
 		}
 		sse.hold = len(queue) > 0
 		emit(ev)
+		if sse.err != nil {
+			// The client is gone or stopped reading; the handler's
+			// return closes the generation (an Abort to the worker).
+			return nil, false
+		}
 	}
 }
 

@@ -7,8 +7,6 @@ import (
 	"fmt"
 	"image"
 	"image/jpeg"
-	"io"
-	"net/http"
 	"regexp"
 	"strconv"
 	"sync"
@@ -132,25 +130,23 @@ func (s *memSampler) finish(t testing.TB) (procs.Footprint, int) {
 	return s.peak, s.samples
 }
 
-// metric reads one sample of the gateway's /metrics: name with exactly
+// series reads one series of the gateway's /metrics: name with exactly
 // the labels given (`outcome="admitted",le="0"`), or without labels.
-func metric(t testing.TB, url, name, labels string) float64 {
+func series(t testing.TB, url, name, labels string) float64 {
 	t.Helper()
-	r, err := http.Get(url + "/metrics")
+	b, err := procs.Metrics(url)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer r.Body.Close()
-	b, _ := io.ReadAll(r.Body)
 	sel := regexp.QuoteMeta(name)
 	if labels != "" {
 		sel += regexp.QuoteMeta("{" + labels + "}")
 	}
-	m := regexp.MustCompile(`(?m)^` + sel + ` ([0-9.e+-]+)$`).FindSubmatch(b)
+	m := regexp.MustCompile(`(?m)^` + sel + ` ([0-9.e+-]+)$`).FindStringSubmatch(b)
 	if m == nil {
 		t.Fatalf("metric %s{%s} missing", name, labels)
 	}
-	v, _ := strconv.ParseFloat(string(m[1]), 64)
+	v, _ := strconv.ParseFloat(m[1], 64)
 	return v
 }
 

@@ -97,10 +97,10 @@ func TestAdmissionMemory(t *testing.T) {
 	close(stopText)
 	texts := <-textDone
 
-	if got := metric(t, url, "mmgate_admission_wait_seconds_count", `outcome="admitted"`); got != 4 {
+	if got := series(t, url, "mmgate_admission_wait_seconds_count", `outcome="admitted"`); got != 4 {
 		t.Errorf("%v admissions, want 4", got)
 	}
-	if waited := 4 - metric(t, url, "mmgate_admission_wait_seconds_bucket", `outcome="admitted",le="0"`); waited < 1 {
+	if waited := 4 - series(t, url, "mmgate_admission_wait_seconds_bucket", `outcome="admitted",le="0"`); waited < 1 {
 		t.Errorf("no request waited for memory: the budget did not hold them back")
 	}
 	if res.grew() > budget+memorySlack {
@@ -116,7 +116,7 @@ func TestAdmissionMemory(t *testing.T) {
 	}
 
 	// Over the per-request limit: 413 at once, nothing decoded.
-	decodes := metric(t, url, "mmgate_stage_duration_seconds_count", `stage="decode"`)
+	decodes := series(t, url, "mmgate_stage_duration_seconds_count", `stage="decode"`)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	start := time.Now()
@@ -128,7 +128,7 @@ func TestAdmissionMemory(t *testing.T) {
 	if msg := string(r.body); !strings.Contains(msg, fmt.Sprint(150<<20)) || !strings.Contains(msg, "planned") {
 		t.Errorf("the refusal names neither the planned nor the allowed bytes: %s", msg)
 	}
-	if got := metric(t, url, "mmgate_stage_duration_seconds_count", `stage="decode"`); got != decodes {
+	if got := series(t, url, "mmgate_stage_duration_seconds_count", `stage="decode"`); got != decodes {
 		t.Errorf("%v images decoded for a refused request", got-decodes)
 	}
 	healthy(t, url)
@@ -177,10 +177,10 @@ func TestAdmissionQueueTimeout(t *testing.T) {
 	if served == 0 || timedOut == 0 {
 		t.Errorf("%d served, %d timed out: want some of each", served, timedOut)
 	}
-	if got := metric(t, url, "mmgate_admission_refused_total", `reason="queue_timeout"`); got != float64(timedOut) {
+	if got := series(t, url, "mmgate_admission_refused_total", `reason="queue_timeout"`); got != float64(timedOut) {
 		t.Errorf("refused{queue_timeout} = %v, want %d", got, timedOut)
 	}
-	if got := metric(t, url, "mmgate_admission_bytes", ""); got != 0 {
+	if got := series(t, url, "mmgate_admission_bytes", ""); got != 0 {
 		t.Errorf("%v bytes still admitted", got)
 	}
 	healthy(t, url)

@@ -8,6 +8,8 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -118,8 +120,32 @@ func errorCode(b []byte) string {
 	return ""
 }
 
+var metricLine = regexp.MustCompile(`(?m)^([a-z_]+) ([0-9.e+]+)$`)
+
 // gauge reads an unlabelled metric from the gateway's /metrics.
-func gauge(t testing.TB, url, name string) float64 { return metric(t, url, name, "") }
+func gauge(t testing.TB, url, name string) float64 {
+	t.Helper()
+	v, ok := metric(url, name)
+	if !ok {
+		t.Fatalf("metric %s missing", name)
+	}
+	return v
+}
+
+// metric reads an unlabelled metric; false when it cannot.
+func metric(url, name string) (float64, bool) {
+	b, err := procs.Metrics(url)
+	if err != nil {
+		return 0, false
+	}
+	for _, m := range metricLine.FindAllStringSubmatch(b, -1) {
+		if m[1] == name {
+			v, _ := strconv.ParseFloat(m[2], 64)
+			return v, true
+		}
+	}
+	return 0, false
+}
 
 // healthy checks that the gateway still answers a plain text request.
 func healthy(t testing.TB, url string) {

@@ -3,6 +3,7 @@ package procs
 import (
 	"context"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"time"
@@ -51,6 +52,20 @@ func Ready(url string) bool {
 	}
 	r.Body.Close()
 	return r.StatusCode == http.StatusOK
+}
+
+// Metrics returns the Prometheus text a process serves at base+"/metrics".
+func Metrics(base string) (string, error) {
+	r, err := http.Get(base + "/metrics")
+	if err != nil {
+		return "", err
+	}
+	defer r.Body.Close()
+	b, err := io.ReadAll(r.Body)
+	if err == nil && r.StatusCode != http.StatusOK {
+		err = fmt.Errorf("GET %s/metrics: %s", base, r.Status)
+	}
+	return string(b), err
 }
 
 // LoopbackAddr is a loopback HOST:PORT that was free a moment ago.
