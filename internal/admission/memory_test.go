@@ -61,3 +61,24 @@ func TestDefaultBudget(t *testing.T) {
 		t.Errorf("budget %d of %+v", b, m)
 	}
 }
+
+// FuzzMachine: any contents of meminfo, the cgroup list and a limit file
+// give a positive memory or an error, never a panic.
+func FuzzMachine(f *testing.F) {
+	f.Add([]byte("MemTotal: 1024 kB\n"), []byte("0::/a\n"), []byte("4096\n"))
+	f.Add([]byte("MemTotal: 99999999999999999999 kB\n"), []byte("3:memory:/x\n"), []byte("max\n"))
+	f.Add([]byte(""), []byte("::::\n"), []byte("-5"))
+	f.Fuzz(func(t *testing.T, meminfo, cgroup, limit []byte) {
+		fsys := fstest.MapFS{
+			"proc/meminfo":                                 {Data: meminfo},
+			"proc/self/cgroup":                             {Data: cgroup},
+			"sys/fs/cgroup/cgroup.controllers":             {Data: []byte("memory\n")},
+			"sys/fs/cgroup/a/memory.max":                   {Data: limit},
+			"sys/fs/cgroup/memory/x/memory.limit_in_bytes": {Data: limit},
+		}
+		m, err := Machine(fsys)
+		if err == nil && (m.Bytes <= 0 || m.Source == "") {
+			t.Fatalf("%+v without an error", m)
+		}
+	})
+}

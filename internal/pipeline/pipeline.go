@@ -253,5 +253,10 @@ func (p *Pipeline) Health() map[string]any {
 	}
 	cb, ce := p.cache.usage()
 	h["tensor_cache"] = map[string]any{"bytes": cb, "entries": ce, "budget": p.opts.CacheBytes}
+	if a := p.opts.Admission; a != nil {
+		st := a.Stats()
+		h["tensor_memory"] = map[string]any{"budget": st.Budget, "per_request": a.PerRequest(), "admitted": st.Admitted,
+			"held": st.Held, "waiting_requests": st.Waiting, "waiting_bytes": st.WaitingBytes}
+	}
 	return h
 }

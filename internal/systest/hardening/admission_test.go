@@ -3,10 +3,11 @@ package hardening
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"flag"
+	"fmt"
 	"io"
 	"net/http"
-	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -83,6 +84,15 @@ func TestAdmissionMemory(t *testing.T) {
 	url, gw := startGateway(t, shm, "--embedded-worker", "--max-tensor-bytes-in-flight", "200MiB",
 		"--max-request-tensor-bytes", "150MiB", "--queue-timeout", "60s")
 	healthy(t, url)
+	var health struct {
+		TensorMemory struct {
+			Budget     int64 `json:"budget"`
+			PerRequest int64 `json:"per_request"`
+		} `json:"tensor_memory"`
+	}
+	if err := getJSON(url+"/health", &health); err != nil || health.TensorMemory.Budget != budget || health.TensorMemory.PerRequest != 150<<20 {
+		t.Errorf("/health tensor_memory %+v, %v", health.TensorMemory, err)
+	}
 	images := bigJPEGs(t, 16, 1920, 1080)
 	var bodies [][]byte
 	for i := range 4 {
@@ -184,6 +194,16 @@ func TestAdmissionQueueTimeout(t *testing.T) {
 		t.Errorf("%v bytes still admitted", got)
 	}
 	healthy(t, url)
+}
+
+// getJSON decodes the JSON answer of a GET.
+func getJSON(url string, v any) error {
+	r, err := http.Get(url)
+	if err != nil {
+		return err
+	}
+	defer r.Body.Close()
+	return json.NewDecoder(r.Body).Decode(v)
 }
 
 // textProbe sends text requests one after another until stop, and returns
