@@ -35,7 +35,7 @@ func runBenchSoak(ctx context.Context, s *stdio, args []string) int {
 	fs.Var(&tmpfs, "tmpfs-size", "size of the private shm tmpfs mounted for the fill fault")
 	fs.Var(&cache, "cache-bytes", "the gateway's tensor-cache budget")
 	fs.Var(&shmBudget, "shm-budget", "the gateway's shm budget (default: half the tmpfs; 128MiB with --load)")
-	fs.Var(&tensors, "max-tensor-bytes-in-flight", "the gateway's tensor memory budget (default 12MiB; the gateway's own with --load)")
+	fs.Var(&tensors, "max-tensor-bytes-in-flight", "the gateway's tensor memory budget (default 12MiB, 24MiB for float32 workers; the gateway's own with --load)")
 	fs.DurationVar(&cfg.TokenDelay, "token-delay", 0, "workers' pause between streamed tokens (default 1ms; 0 with --load)")
 	fs.String("config", "", "configuration file (YAML or JSON)")
 	rest, err := parseFlags(fs, args, os.LookupEnv)

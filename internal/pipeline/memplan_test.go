@@ -36,6 +36,11 @@ func planModels(t *testing.T) map[string]string {
 		"qwen2.5-vl": fixture.QwenModel(t, "qwen2.5-vl"),
 		"qwen3-vl":   fixture.QwenModel(t, "qwen3-vl"),
 	}
+	// Qwen2-VL: Qwen2.5-VL's gateway-side files under Qwen2-VL's type (the
+	// processors share their configuration).
+	q2 := fixture.QwenModel(t, "qwen2.5-vl")
+	familytest.Patch(t, q2, "config.json", map[string]any{"model_type": "qwen2_vl", "architectures": []string{"Qwen2VLForConditionalGeneration"}})
+	dirs["qwen2-vl"] = q2
 	for _, name := range tokenizertest.ModelNames() {
 		dirs[name] = tokenizertest.ModelDir(t, name)
 	}
@@ -133,11 +138,20 @@ func placedBytes(t *testing.T, p *Pipeline, pool *shm.Pool, a *Assets, items []p
 func TestMemoryPlanMatchesPlacement(t *testing.T) {
 	k := newPlanKit(t)
 	images := planImages(t)
+	families := map[string]bool{}
+	defer func() {
+		for _, f := range builtin.New().Families() {
+			if !families[f.Name()] {
+				t.Errorf("family %s not planned", f.Name())
+			}
+		}
+	}()
 	for name, dir := range planModels(t) {
 		a, err := LoadAssets(dir, AssetOptions{Families: builtin.New(), Decoder: imageprep.MediaDecoder(k.dec)})
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
+		families[a.Model.Family().Name()] = true
 		var items []prepared
 		for file, data := range images {
 			pl, err := a.Prep.Plan(data, vision.Overrides{})

@@ -36,8 +36,9 @@ type Config struct {
 	TokenDelay time.Duration // workers' pause between tokens; default 1 ms (soak), 0 (load)
 	CacheBytes int64         // gateway tensor-cache budget; default 32 MiB
 	// TensorBudget is the gateway's --max-tensor-bytes-in-flight; default
-	// 12 MiB in soak mode (a few image requests at once: the others wait
-	// for memory through the faults), the gateway's own in load mode.
+	// in soak mode 12 MiB for bfloat16 workers, 24 MiB for float32 ones
+	// (the largest request, two images, fits; a few at once: the others
+	// wait for memory through the faults), the gateway's own in load mode.
 	TensorBudget int64
 	ShmBudget    int64         // gateway shm budget; default: the gateway's own (half the tmpfs) in soak mode, 128 MiB in load mode
 	JanitorTTL   time.Duration // default 2 s
@@ -73,6 +74,9 @@ func (c *Config) defaults() error {
 		defD(&c.TokenDelay, time.Millisecond)
 		if c.TensorBudget == 0 {
 			c.TensorBudget = 12 << 20
+			if c.encoderDType() == "float32" {
+				c.TensorBudget *= 2
+			}
 		}
 	}
 	def(&c.Workers, 3)
