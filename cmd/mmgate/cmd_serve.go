@@ -489,7 +489,7 @@ func logConfig(log *slog.Logger, f *serveFlags, c *serveConfig, modelDir string,
 		"shm_usable", pool.Usable(), "shm_size", pr.Size, "shm_budget", pr.Budget, "shm_namespace_id", pr.NamespaceID,
 		"shm_ttl", f.shmTTL, "shm_group", f.shmGroup, "health_interval", f.healthInterval, "max_message_size", int64(f.maxMessageSize),
 		"max_tensor_bytes_in_flight", basis.bytes, "max_tensor_bytes_in_flight_source", basis.source, "machine_memory", basis.memory,
-		"max_request_tensor_bytes", int64(f.maxRequestBytes),
+		"max_request_tensor_bytes", basis.per, "tensor_memory_wait", basis.wait,
 		"media_order", f.mediaOrder, "policy", f.policy, "heavy_nice", f.heavyNice, "heavy_idle", f.heavyIdle, "gc_percent", f.gcPercent, "worker_stall_timeout", f.stallTimeout, "shutdown_timeout", f.shutdownTimeout, "decoders_exact", media.Exact(),
 		"api_keys", len(c.apiKeys), "metrics_auth", f.metricsAuth, "tls", c.httpTLS != nil,
 		"worker_tls_ca", f.workerTLSCA, "worker_tls_client_cert", f.workerTLSCert != "", "worker_tls_server_name", f.workerTLSName}

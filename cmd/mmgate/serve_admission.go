@@ -30,8 +30,10 @@ func (a *admissionFlags) register(fs *flag.FlagSet) {
 // effective configuration log.
 type budgetBasis struct {
 	bytes  int64
-	source string // "flag", or admission.Memory.Source
-	memory int64  // the machine's memory the default is a share of
+	source string        // "flag", or admission.Memory.Source
+	memory int64         // the machine's memory the default is a share of
+	wait   time.Duration // the effective wait for room
+	per    int64         // the effective per-request limit
 }
 
 // newAdmission builds the controller of the tensor memory budget, whose
@@ -46,5 +48,8 @@ func (a *admissionFlags) newAdmission(wait time.Duration, reg prometheus.Registe
 		basis = budgetBasis{bytes: b, source: m.Source, memory: m.Bytes}
 	}
 	c, err := admission.New(admission.Options{Budget: basis.bytes, PerRequest: int64(a.maxRequestBytes), Timeout: wait, Registerer: reg})
+	if err == nil {
+		basis.wait, basis.per = c.Timeout(), c.PerRequest()
+	}
 	return c, basis, err
 }
