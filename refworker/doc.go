@@ -37,6 +37,10 @@
 // layer advertises scheduler_info["shm_keep_after_read"] = true, and
 // gateways reuse segments; vLLM's protocol has no such field.
 //
+// Open builds a Process, a worker ready to serve a listener: the Server
+// with the model's tokenizer, a shared-memory reader and a gRPC server (TLS
+// when asked), as `mmgate worker` and the gateway's embedded worker run it.
+//
 // A Server is safe for concurrent use; each Generate call is independent and
 // cancellable through its context or the Abort RPC.
 package refworker

@@ -49,7 +49,9 @@
 // the tmpfs). A janitor removes orphans — the worker crashed or never read,
 // or a gateway died — by the rule in janitor.go: each name carries its
 // owner's deadline, so several gateways and workers can share one directory
-// and no live gateway's segment is removed before its own deadline.
+// and no live gateway's segment is removed before its own deadline. A
+// gateway that stops removes what it left itself (Pool.RemoveOwn: the names
+// with its prefix and owner id).
 //
 // # Reusing segments
 //

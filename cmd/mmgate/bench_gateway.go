@@ -5,10 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"slices"
-	"strconv"
-	"strings"
 
+	"github.com/mmgate/mmgate/internal/config"
 	"github.com/mmgate/mmgate/internal/tools/benchgw"
 	"github.com/mmgate/mmgate/internal/tools/benchreport"
 )
@@ -25,9 +23,9 @@ func runBenchGateway(ctx context.Context, s *stdio, args []string) int {
 	o := benchgw.Options{Progress: s.err}
 	fs.StringVar(&o.URL, "url", "http://127.0.0.1:8080", "gateway base URL: http://HOST:PORT or unix:///path (loopback only unless --allow-remote)")
 	images := fs.String("images", "", "directory of image files; request i sends file i mod count, in name order; each concurrency level goes on where the previous one stopped (required)")
-	concurrency := trackedInt{v: benchgw.DefaultConcurrency}
+	concurrency := config.GivenInt{N: benchgw.DefaultConcurrency}
 	fs.Var(&concurrency, "concurrency", "keep `N` image requests in flight")
-	sweep := fs.String("concurrency-sweep", "", "run once per concurrency level, e.g. 1,2,4,8 (default with --report and no --concurrency: "+joinInts(defaultSweep(), ",")+")")
+	sweep := fs.String("concurrency-sweep", "", "run once per concurrency level, e.g. 1,2,4,8 (default with --report and no --concurrency: "+benchgw.FormatLevels(benchgw.DefaultSweep())+")")
 	report := fs.String("report", "", "also write report.json and index.html (charts) into this directory")
 	fs.IntVar(&o.Requests, "requests", benchgw.DefaultRequests, "image requests to send (per concurrency level)")
 	fs.DurationVar(&o.Duration, "duration", benchgw.DefaultDuration, "time cap: no request starts after it (per concurrency level)")
@@ -52,10 +50,10 @@ func runBenchGateway(ctx context.Context, s *stdio, args []string) int {
 		fmt.Fprintln(s.err, "mmgate bench gateway:", msg)
 		return code
 	}
-	if msg := checkGatewayFlags(rest, *images, concurrency.v, o); msg != "" {
+	if msg := checkGatewayFlags(rest, *images, concurrency.N, o); msg != "" {
 		return fail(2, msg)
 	}
-	levels, err := sweepLevels(*sweep, concurrency, *report)
+	levels, err := benchgw.Levels(*sweep, concurrency.N, concurrency.Given, *report != "")
 	if err != nil {
 		return fail(2, "--concurrency-sweep: "+err.Error())
 	}
@@ -150,71 +148,4 @@ func runGatewayLevels(ctx context.Context, s *stdio, o benchgw.Options, imgs []b
 		}
 	}
 	return runs, code
-}
-
-// defaultSweep is the concurrency sweep of `bench gateway --report` when
-// neither --concurrency nor --concurrency-sweep is given.
-func defaultSweep() []int { return []int{1, 2, 4, 8} }
-
-// trackedInt is an int flag that remembers whether any source (command line,
-// environment, config file) set it.
-type trackedInt struct {
-	v   int
-	set bool
-}
-
-func (t *trackedInt) String() string {
-	if t == nil {
-		return "0"
-	}
-	return strconv.Itoa(t.v)
-}
-
-func (t *trackedInt) Set(s string) error {
-	n, err := strconv.Atoi(strings.TrimSpace(s))
-	if err != nil {
-		return fmt.Errorf("not an integer")
-	}
-	t.v, t.set = n, true
-	return nil
-}
-
-// parseLevels reads a concurrency sweep: "1,2,4,8" (each ≥ 1, no repeats).
-func parseLevels(v string) ([]int, error) {
-	var out []int
-	for _, f := range splitComma(v) {
-		n, err := strconv.Atoi(f)
-		if err != nil || n < 1 {
-			return nil, fmt.Errorf("bad concurrency %q (want integers ≥ 1)", f)
-		}
-		if slices.Contains(out, n) {
-			return nil, fmt.Errorf("concurrency %d given twice", n)
-		}
-		out = append(out, n)
-	}
-	if len(out) == 0 {
-		return nil, fmt.Errorf("no concurrency levels")
-	}
-	return out, nil
-}
-
-// sweepLevels decides the concurrency levels of a gateway bench: an explicit
-// sweep; else, with a report and no explicit --concurrency, the default
-// sweep; else the single --concurrency.
-func sweepLevels(sweep string, conc trackedInt, report string) ([]int, error) {
-	switch {
-	case strings.TrimSpace(sweep) != "":
-		return parseLevels(sweep)
-	case report != "" && !conc.set:
-		return defaultSweep(), nil
-	}
-	return []int{conc.v}, nil
-}
-
-func joinInts(ns []int, sep string) string {
-	s := make([]string, len(ns))
-	for i, n := range ns {
-		s[i] = strconv.Itoa(n)
-	}
-	return strings.Join(s, sep)
 }

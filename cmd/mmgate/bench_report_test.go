@@ -17,60 +17,6 @@ import (
 	"github.com/mmgate/mmgate/internal/tools/benchreport/browser"
 )
 
-func TestParseLevels(t *testing.T) {
-	for _, tc := range []struct {
-		in   string
-		want []int
-		ok   bool
-	}{
-		{"1,2,4,8", []int{1, 2, 4, 8}, true},
-		{" 16 , 3", []int{16, 3}, true},
-		{"1,0", nil, false},
-		{"1,x", nil, false},
-		{"2,2", nil, false},
-		{",", nil, false},
-	} {
-		got, err := parseLevels(tc.in)
-		if (err == nil) != tc.ok || !slices.Equal(got, tc.want) {
-			t.Errorf("parseLevels(%q) = %v, %v", tc.in, got, err)
-		}
-	}
-}
-
-func TestSweepLevels(t *testing.T) {
-	for _, tc := range []struct {
-		sweep  string
-		conc   trackedInt
-		report string
-		want   []int
-	}{
-		{"", trackedInt{v: 8}, "", []int{8}},
-		{"", trackedInt{v: 8}, "dir", []int{1, 2, 4, 8}},
-		{"", trackedInt{v: 3, set: true}, "dir", []int{3}},
-		{"2,6", trackedInt{v: 3, set: true}, "", []int{2, 6}},
-	} {
-		got, err := sweepLevels(tc.sweep, tc.conc, tc.report)
-		if err != nil || !slices.Equal(got, tc.want) {
-			t.Errorf("sweepLevels(%q, %+v, %q) = %v, %v; want %v", tc.sweep, tc.conc, tc.report, got, err, tc.want)
-		}
-	}
-}
-
-// TestTrackedIntFromEnv: a --concurrency from the environment counts as
-// given, so --report then runs that one level.
-func TestTrackedIntFromEnv(t *testing.T) {
-	var s stdio
-	fs := newFlagSet(&s, "x", "x")
-	c := trackedInt{v: 8}
-	fs.Var(&c, "concurrency", "")
-	if _, err := parseFlags(fs, nil, func(k string) (string, bool) { return "5", k == "MMGATE_CONCURRENCY" }); err != nil {
-		t.Fatal(err)
-	}
-	if c.v != 5 || !c.set {
-		t.Errorf("%+v", c)
-	}
-}
-
 // checkReportPage opens dir/index.html in headless Chromium, in a subtest
 // "browser" that skips when Chromium is not installed, and fails on script
 // errors or charts without data.

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"slices"
 	"strings"
 
 	"github.com/mmgate/mmgate/internal/tools/benchreport"
@@ -44,11 +43,9 @@ func runBenchTransport(ctx context.Context, s *stdio, args []string) int {
 	if *runs < 1 || *warmup < 0 {
 		return fail(2, "--runs must be ≥ 1 and --warmup ≥ 0")
 	}
-	pl := splitComma(*paths)
-	for _, p := range pl {
-		if !slices.Contains(transportbench.KnownPaths, p) {
-			return fail(2, fmt.Sprintf("--paths: unknown path %q", p))
-		}
+	pl, err := transportbench.ParsePaths(*paths)
+	if err != nil {
+		return fail(2, "--paths:", err)
 	}
 	if *report != "" {
 		if err := benchreport.PrepareDir(*report); err != nil {
@@ -84,15 +81,4 @@ func runBenchTransport(ctx context.Context, s *stdio, args []string) int {
 		code = saveReport(s, "transport", path, err)
 	}
 	return code
-}
-
-// splitComma splits a comma-separated flag value, dropping empty items.
-func splitComma(v string) []string {
-	var out []string
-	for _, p := range strings.Split(v, ",") {
-		if p = strings.TrimSpace(p); p != "" {
-			out = append(out, p)
-		}
-	}
-	return out
 }

@@ -22,7 +22,9 @@ import (
 	"github.com/mmgate/mmgate/engine"
 	protocols "github.com/mmgate/mmgate/engine/builtin"
 	"github.com/mmgate/mmgate/family/builtin"
+	"github.com/mmgate/mmgate/internal/access"
 	"github.com/mmgate/mmgate/internal/admission"
+	"github.com/mmgate/mmgate/internal/config"
 	"github.com/mmgate/mmgate/internal/cpupool"
 	"github.com/mmgate/mmgate/internal/demomodel"
 	"github.com/mmgate/mmgate/internal/imageprep"
@@ -33,7 +35,7 @@ import (
 	"github.com/mmgate/mmgate/shm"
 )
 
-// serveFlags are the gateway's settings (conventions.md lists the defaults).
+// serveFlags are the gateway's settings (the README lists the defaults).
 type serveFlags struct {
 	embeddedFlags
 	admissionFlags
@@ -80,7 +82,7 @@ type serveFlags struct {
 	videoBytes      byteSize
 	config          string
 
-	apiKeys       stringList
+	apiKeys       config.Secrets
 	apiKeyFile    string
 	metricsAuth   bool
 	tlsCert       string
@@ -136,8 +138,8 @@ func (f *serveFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&f.videoFrames, "video-max-frames", 768, "most frames sampled from one video")
 	fs.Var(&f.videoBytes, "video-max-bytes", "largest video accepted")
 	f.registerEmbedded(fs)
-	f.admissionFlags.register(fs)
 	f.limits.register(fs)
+	f.admissionFlags.register(fs)
 	fs.IntVar(&f.heavyNice, "heavy-nice", 10, "nice value (1-19) of the threads that decode and preprocess media when --heavy-idle=false; 0 keeps the process priority on those threads; -1 runs that work on ordinary goroutines (and --heavy-idle is ignored)")
 	fs.BoolVar(&f.heavyIdle, "heavy-idle", true, "run the media threads under the kernel's SCHED_IDLE policy, so that text requests and token streaming preempt them at once; on a machine shared with other busy processes, false (a nice value) keeps media work from waiting on them")
 	fs.Var(&f.apiKeys, "api-key", "API `KEY` clients must send as \"Authorization: Bearer KEY\" on /v1/ routes (repeatable)")
@@ -175,6 +177,7 @@ func runServe(ctx context.Context, s *stdio, args []string) int {
 		fmt.Fprintln(s.err, "mmgate serve:", err)
 		return 2
 	}
+	cfg.flags = fs
 	if err := serve(ctx, s, &f, cfg, log); err != nil {
 		log.Error("serve", "err", err)
 		return 1
@@ -182,83 +185,27 @@ func runServe(ctx context.Context, s *stdio, args []string) int {
 	return 0
 }
 
-// serveConfig is the part of the configuration that needs parsing.
+// serveConfig is what the flags become once parsed and checked.
 type serveConfig struct {
+	flags      *flag.FlagSet // resolved, for the effective-configuration log
 	background [3]uint8
 	cidrs      []netip.Prefix
-	mode       shm.Mode
 	order      openai.MediaOrder
+	worker     engine.WorkerConfig // what every worker shares (no URL)
 	workers    []engine.WorkerConfig
 	apiKeys    []string
 	httpTLS    *tls.Config    // nil: plain HTTP
 	server     server.Options // the limits (limitFlags); serve adds the rest
-	workerTLS  *tls.Config
-	shmGID     int // -1: segments are owner-only
+	shmGID     int            // -1: segments are owner-only
 }
 
+// validate checks the flags and parses what needs parsing; an error is a
+// usage error.
 func (f *serveFlags) validate() (*serveConfig, error) {
 	c := &serveConfig{}
-	parts := strings.Split(f.background, ",")
-	if len(parts) != 3 {
-		return nil, fmt.Errorf("--rgba-background %q: want R,G,B", f.background)
-	}
-	for i, p := range parts {
-		v, err := strconv.ParseUint(strings.TrimSpace(p), 10, 8)
-		if err != nil {
-			return nil, fmt.Errorf("--rgba-background %q: %v", f.background, err)
-		}
-		c.background[i] = uint8(v)
-	}
-	for _, s := range f.allowCIDRs {
-		p, err := netip.ParsePrefix(s)
-		if err != nil {
-			return nil, fmt.Errorf("--fetch-allow-cidr: %v", err)
-		}
-		c.cidrs = append(c.cidrs, p)
-	}
-	var err error
-	if c.mode, err = shm.ParseMode(f.transport); err != nil {
-		return nil, fmt.Errorf("--mm-transport: %v", err)
-	}
-	switch f.mediaOrder {
-	case "media_first":
-		c.order = openai.MediaFirst
-	case "authored":
-		c.order = openai.Authored
-	default:
-		return nil, fmt.Errorf("--media-order %q: want media_first or authored", f.mediaOrder)
-	}
-	if f.policy != "least_loaded" && f.policy != "round_robin" {
-		return nil, fmt.Errorf("--policy %q: want least_loaded or round_robin", f.policy)
-	}
-	if c.shmGID, err = lookupGroup(f.shmGroup); err != nil {
-		return nil, err
-	}
-	if c.apiKeys, err = loadAPIKeys(f.apiKeys, f.apiKeyFile); err != nil {
-		return nil, err
-	}
-	if f.metricsAuth && len(c.apiKeys) == 0 {
-		return nil, errors.New("--metrics-auth needs --api-key or --api-key-file")
-	}
-	if err := f.limits.apply(&c.server); err != nil {
-		return nil, err
-	}
-	if c.httpTLS, err = listenerTLS(f.tlsCert, f.tlsKey); err != nil {
-		return nil, err
-	}
-	if c.workerTLS, err = workerTLS(f.workerTLSCA, f.workerTLSCert, f.workerTLSKey, f.workerTLSName); err != nil {
-		return nil, err
-	}
-	for _, u := range f.workers {
-		c.workers = append(c.workers, engine.WorkerConfig{URL: u, Transport: c.mode, ShmMinBytes: int(f.shmMinBytes), MaxMessageSize: int(f.maxMessageSize)})
-	}
-	if f.config != "" {
-		ws, err := configWorkers(f.config, c, f)
-		if err != nil {
+	for _, step := range []func(*serveConfig) error{f.parseMedia, f.parseAccess, f.parseWorkers} {
+		if err := step(c); err != nil {
 			return nil, err
-		}
-		if len(f.workers) == 0 {
-			c.workers = append(c.workers, ws...)
 		}
 	}
 	if f.renderOnly {
@@ -267,67 +214,98 @@ func (f *serveFlags) validate() (*serveConfig, error) {
 	if len(c.workers) == 0 && !f.embedded {
 		return nil, errors.New("no worker: give --worker URL (repeatable) or --embedded-worker")
 	}
-	if err := f.embeddedFlags.validate(); err != nil {
-		return nil, err
-	}
-	for i := range c.workers {
-		c.workers[i].TLS = c.workerTLS
-	}
-	return c, nil
+	return c, f.embeddedFlags.validate()
 }
 
-// configWorkers reads the config file's `workers:` list with per-worker
-// overrides (url, mm_transport, mm_shm_min_bytes, encoder_dtype, runtime).
-func configWorkers(path string, c *serveConfig, f *serveFlags) ([]engine.WorkerConfig, error) {
-	doc, err := readConfigFile(path)
+// parseMedia reads the media and transport settings that need parsing.
+func (f *serveFlags) parseMedia(c *serveConfig) error {
+	parts := strings.Split(f.background, ",")
+	if len(parts) != 3 {
+		return fmt.Errorf("--rgba-background %q: want R,G,B", f.background)
+	}
+	for i, p := range parts {
+		v, err := strconv.ParseUint(strings.TrimSpace(p), 10, 8)
+		if err != nil {
+			return fmt.Errorf("--rgba-background %q: %v", f.background, err)
+		}
+		c.background[i] = uint8(v)
+	}
+	for _, s := range f.allowCIDRs {
+		p, err := netip.ParsePrefix(s)
+		if err != nil {
+			return fmt.Errorf("--fetch-allow-cidr: %v", err)
+		}
+		c.cidrs = append(c.cidrs, p)
+	}
+	mode, err := shm.ParseMode(f.transport)
 	if err != nil {
-		return nil, err
+		return fmt.Errorf("--mm-transport: %v", err)
 	}
-	raw, ok := doc["workers"].([]any)
-	if !ok {
-		return nil, nil
+	c.worker = engine.WorkerConfig{Transport: mode, ShmMinBytes: int(f.shmMinBytes), MaxMessageSize: int(f.maxMessageSize)}
+	switch f.mediaOrder {
+	case "media_first":
+		c.order = openai.MediaFirst
+	case "authored":
+		c.order = openai.Authored
+	default:
+		return fmt.Errorf("--media-order %q: want media_first or authored", f.mediaOrder)
 	}
-	var out []engine.WorkerConfig
-	for i, r := range raw {
-		m, ok := r.(map[string]any)
-		if !ok {
-			return nil, fmt.Errorf("config %s: workers[%d] is not an object", path, i)
-		}
-		w := engine.WorkerConfig{Transport: c.mode, ShmMinBytes: int(f.shmMinBytes), MaxMessageSize: int(f.maxMessageSize)}
-		w.URL, _ = m["url"].(string)
-		if w.URL == "" {
-			return nil, fmt.Errorf("config %s: workers[%d] has no url", path, i)
-		}
-		if v, ok := m["mm_transport"].(string); ok {
-			if w.Transport, err = shm.ParseMode(v); err != nil {
-				return nil, fmt.Errorf("config %s: workers[%d].mm_transport: %v", path, i, err)
-			}
-		}
-		if v, ok := m["mm_shm_min_bytes"]; ok {
-			var b byteSize
-			if err := b.Set(fmt.Sprint(v)); err != nil {
-				return nil, fmt.Errorf("config %s: workers[%d].mm_shm_min_bytes: %v", path, i, err)
-			}
-			w.ShmMinBytes = int(b)
-		}
-		if v, ok := m["encoder_dtype"].(string); ok {
-			w.EncoderDType = v
-		}
-		if v, ok := m["runtime"].(string); ok {
-			w.Runtime = v
-		}
-		out = append(out, w)
+	if f.policy != "least_loaded" && f.policy != "round_robin" {
+		return fmt.Errorf("--policy %q: want least_loaded or round_robin", f.policy)
 	}
-	return out, nil
+	return nil
 }
 
+// parseAccess reads who may use the gateway and how: the shared-memory
+// group, API keys, the client limits and TLS.
+func (f *serveFlags) parseAccess(c *serveConfig) error {
+	var err error
+	if c.shmGID, err = access.ShmGroup(f.shmGroup); err != nil {
+		return err
+	}
+	if c.apiKeys, err = access.APIKeys(f.apiKeys.Values(), f.apiKeyFile); err != nil {
+		return err
+	}
+	if f.metricsAuth && len(c.apiKeys) == 0 {
+		return errors.New("--metrics-auth needs --api-key or --api-key-file")
+	}
+	if err := f.limits.apply(&c.server); err != nil {
+		return err
+	}
+	if c.httpTLS, err = access.ListenerTLS(f.tlsCert, f.tlsKey); err != nil {
+		return err
+	}
+	if c.worker.TLS, err = access.WorkerTLS(f.workerTLSCA, f.workerTLSCert, f.workerTLSKey, f.workerTLSName); err != nil {
+		return err
+	}
+	return nil
+}
+
+// parseWorkers lists the workers: --worker, else the config file's
+// `workers:` with their overrides.
+func (f *serveFlags) parseWorkers(c *serveConfig) error {
+	for _, u := range f.workers {
+		w := c.worker
+		w.URL = u
+		c.workers = append(c.workers, w)
+	}
+	if f.config == "" {
+		return nil
+	}
+	ws, err := config.Workers(f.config, c.worker)
+	if err == nil && len(f.workers) == 0 {
+		c.workers = ws
+	}
+	return err
+}
+
+// serve runs the gateway (or, with --render-only, the render API) until ctx
+// ends.
 func serve(ctx context.Context, s *stdio, f *serveFlags, c *serveConfig, log *slog.Logger) error {
 	if _, set := os.LookupEnv("GOGC"); !set && f.gcPercent > 0 {
 		debug.SetGCPercent(f.gcPercent)
 	}
-	reg := prometheus.NewRegistry()
-	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-
+	reg := newRegistry()
 	tmp, err := os.MkdirTemp("", "mmgate-")
 	if err != nil {
 		return err
@@ -352,7 +330,7 @@ func serve(ctx context.Context, s *stdio, f *serveFlags, c *serveConfig, log *sl
 	if err != nil {
 		return err
 	}
-	modelDir, prune, stopWorker, err := serveEmbedded(ctx, f, c, tmp, heavy, log)
+	modelDir, prune, stopWorker, err := serveEmbedded(f, c, tmp, heavy, log)
 	if err != nil {
 		return err
 	}
@@ -365,12 +343,8 @@ func serve(ctx context.Context, s *stdio, f *serveFlags, c *serveConfig, log *sl
 	defer pool.Close()
 	defer stopJanitor()
 
-	eng, err := engine.New(engine.Options{Protocols: protocols.Protocols(), StallTimeout: f.stallTimeout, Workers: c.workers, Policy: f.policy,
-		HealthInterval: f.healthInterval, Pool: pool, Registerer: reg, Logger: log})
+	eng, err := startEngine(f, c, pool, reg, log)
 	if err != nil {
-		return err
-	}
-	if err := eng.Start(context.Background()); err != nil {
 		return err
 	}
 	defer eng.Close()
@@ -383,25 +357,21 @@ func serve(ctx context.Context, s *stdio, f *serveFlags, c *serveConfig, log *sl
 	pipe, err := pipeline.New(pipeline.Options{
 		Engine: eng, Pool: pool, Fetcher: fetcher, Decoder: imageprep.ScratchDecoder(dec), Video: vdec,
 		Families: builtin.New(), ModelDir: modelDir, BundleDir: filepath.Join(tmp, "bundles"),
-		CacheBytes: f.cacheBudget(), CPU: cpu, MediaOrder: c.order, MaxMediaItems: f.maxItems,
+		CacheBytes: zeroOff(int64(f.cacheBytes)), CPU: cpu, MediaOrder: c.order, MaxMediaItems: f.maxItems,
 		Admission: ctl, InlineCopies: inlineCopies(f.embedded),
 		Exact: media.Exact(), Heavy: heavy, Registerer: reg, Logger: log,
 	})
 	if err != nil {
 		return err
 	}
-	so := c.server
-	so.Backend, so.MaxBodyBytes, so.MaxInFlight, so.Heavy = pipe, int64(f.maxBody), f.maxInFlight, heavyRunner(heavy)
-	so.Registry, so.Logger, so.APIKeys, so.MetricsAuth = reg, log, c.apiKeys, f.metricsAuth
-	srv, err := server.New(so)
+	srv, err := newServer(f, c, pipe, reg, log, heavy)
 	if err != nil {
 		return err
 	}
-
 	announce := func() {
 		logConfig(log, f, c, modelDir, pool, basis)
 		if f.embedded {
-			printCurlExample(s, f.listen, tmp, c.httpTLS != nil)
+			demomodel.PrintExample(s.err, f.listen, c.httpTLS != nil, tmp)
 		}
 	}
 	return serveHTTP(ctx, f, c, srv, log, announce, func() {
@@ -410,41 +380,10 @@ func serve(ctx context.Context, s *stdio, f *serveFlags, c *serveConfig, log *sl
 		eng.Close()
 		stopJanitor()
 		pool.Close()
-		removeOwnSegments(log, pool)
-	})
-}
-
-// serveEmbedded starts the embedded worker when asked (on the demo model
-// unless --model is given) and adds it to the workers. It returns the model
-// folder, the function that drops the worker's mappings of removed
-// segments (nil without an embedded worker) and the one that stops it.
-func serveEmbedded(ctx context.Context, f *serveFlags, c *serveConfig, tmp string, heavy *cpupool.Pool, log *slog.Logger) (string, func(), func(), error) {
-	modelDir := f.model
-	if !f.embedded {
-		return modelDir, nil, func() {}, nil
-	}
-	if modelDir == "" {
-		var err error
-		if modelDir, err = demomodel.Materialize(tmp); err != nil {
-			return "", nil, nil, err
+		if n := pool.RemoveOwn(); n > 0 {
+			log.Info("shutdown: removed shared-memory segments left by cut requests", "segments", n)
 		}
-	}
-	w, err := startEmbeddedWorkerWith(ctx, modelDir, tmp, f, f.embeddedFlags, heavyRunner(heavy), log)
-	if err != nil {
-		return "", nil, nil, fmt.Errorf("embedded worker: %w", err)
-	}
-	c.workers = append(c.workers, engine.WorkerConfig{URL: w.url, Transport: c.mode, ShmMinBytes: int(f.shmMinBytes), MaxMessageSize: int(f.maxMessageSize)})
-	return modelDir, w.prune, w.stop, nil
-}
-
-// inlineCopies is how many copies of an inline tensor exist while it is
-// sent: the gateway's buffer and gRPC's encoded message, and with the
-// embedded worker its decoded message in this process too.
-func inlineCopies(embedded bool) int {
-	if embedded {
-		return 3
-	}
-	return 2
+	})
 }
 
 // startShm opens the shared-memory pool and starts its janitor, which the
@@ -464,39 +403,62 @@ func startShm(f *serveFlags, c *serveConfig, reg prometheus.Registerer, log *slo
 	return pool, stop, nil
 }
 
-// cacheBudget is the tensor cache budget for the pipeline: 0 disables it.
-func (f *serveFlags) cacheBudget() int64 {
-	if f.cacheBytes == 0 {
-		return -1
-	}
-	return int64(f.cacheBytes)
+// newRegistry is the metrics registry, with the Go runtime's and the
+// process's collectors.
+func newRegistry() *prometheus.Registry {
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	return reg
 }
 
-// logConfig logs the effective configuration once.
+// startEngine connects the workers and starts checking their health.
+func startEngine(f *serveFlags, c *serveConfig, pool *shm.Pool, reg prometheus.Registerer, log *slog.Logger) (*engine.Engine, error) {
+	eng, err := engine.New(engine.Options{Protocols: protocols.Protocols(), StallTimeout: f.stallTimeout, Workers: c.workers, Policy: f.policy,
+		HealthInterval: f.healthInterval, Pool: pool, Registerer: reg, Logger: log})
+	if err != nil {
+		return nil, err
+	}
+	if err := eng.Start(context.Background()); err != nil {
+		eng.Close()
+		return nil, err
+	}
+	return eng, nil
+}
+
+// logConfig logs the effective configuration once: every flag's value
+// and what start-up resolved (serveFacts).
 func logConfig(log *slog.Logger, f *serveFlags, c *serveConfig, modelDir string, pool *shm.Pool, basis budgetBasis) {
+	facts := append(serveFacts(f, c, modelDir, pool), basis.facts()...)
+	log.LogAttrs(context.Background(), slog.LevelInfo, "mmgate serve", config.Effective(c.flags, facts...)...)
+	for _, w := range pool.Probe().Warnings {
+		log.Warn("shared memory: " + w)
+	}
+}
+
+// serveFacts are the gateway's settings resolved at start, logged with
+// the flags: the model folder and the workers in use, the shared memory
+// found, whether pixels are exact, how many API keys and whether TLS.
+func serveFacts(f *serveFlags, c *serveConfig, modelDir string, pool *shm.Pool) []slog.Attr {
 	urls := make([]string, len(c.workers))
 	for i, w := range c.workers {
 		urls[i] = w.URL
 	}
 	pr := pool.Probe()
-	attrs := []any{"version", version, "listen", f.listen, "model", modelDir, "workers", urls,
-		"embedded_worker", f.embedded, "max_body_bytes", int64(f.maxBody), "max_media_items", f.maxItems,
-		"max_in_flight", f.maxInFlight, "cpu", f.cpu, "cache_bytes", int64(f.cacheBytes),
-		"fetch_timeout", f.fetchTimeout, "fetch_max_bytes", int64(f.fetchMaxBytes), "fetch_max_redirects", f.fetchRedirects,
-		"fetch_allow_hosts", []string(f.allowHosts), "fetch_allow_cidrs", []string(f.allowCIDRs), "file_roots", []string(f.fileRoots),
-		"max_image_pixels", f.maxPixels, "rgba_background", f.background, "exif", !f.noEXIF,
-		"mm_transport", f.transport, "mm_shm_min_bytes", int64(f.shmMinBytes), "shm_dir", f.shmDir,
-		"shm_usable", pool.Usable(), "shm_size", pr.Size, "shm_budget", pr.Budget, "shm_namespace_id", pr.NamespaceID,
-		"shm_ttl", f.shmTTL, "shm_group", f.shmGroup, "health_interval", f.healthInterval, "max_message_size", int64(f.maxMessageSize),
-		"max_tensor_bytes_in_flight", basis.bytes, "max_tensor_bytes_in_flight_source", basis.source, "machine_memory", basis.memory,
-		"max_request_tensor_bytes", basis.per, "tensor_memory_wait", basis.wait,
-		"media_order", f.mediaOrder, "policy", f.policy, "heavy_nice", f.heavyNice, "heavy_idle", f.heavyIdle, "gc_percent", f.gcPercent, "worker_stall_timeout", f.stallTimeout, "shutdown_timeout", f.shutdownTimeout, "decoders_exact", media.Exact(),
-		"api_keys", len(c.apiKeys), "metrics_auth", f.metricsAuth, "tls", c.httpTLS != nil,
-		"worker_tls_ca", f.workerTLSCA, "worker_tls_client_cert", f.workerTLSCert != "", "worker_tls_server_name", f.workerTLSName}
-	log.Info("mmgate serve", append(attrs, f.limits.logAttrs()...)...)
-	for _, w := range pr.Warnings {
-		log.Warn("shared memory: " + w)
+	return []slog.Attr{
+		slog.String("version", version), slog.String("model", modelDir), slog.Any("workers", urls),
+		slog.Bool("exif", !f.noEXIF), slog.Bool("shm_usable", pool.Usable()), slog.Int64("shm_size", pr.Size),
+		slog.Int64("shm_budget", pr.Budget), slog.String("shm_namespace_id", pr.NamespaceID), slog.Bool("decoders_exact", media.Exact()),
+		slog.Int("api_keys", len(c.apiKeys)), slog.Bool("tls", c.httpTLS != nil), slog.Bool("worker_tls_client_cert", f.workerTLSCert != ""),
 	}
+}
+
+// newServer is the HTTP server over backend with the limits, keys and
+// metrics of the flags.
+func newServer(f *serveFlags, c *serveConfig, backend server.Backend, reg *prometheus.Registry, log *slog.Logger, heavy *cpupool.Pool) (*server.Server, error) {
+	so := c.server
+	so.Backend, so.MaxBodyBytes, so.MaxInFlight, so.Heavy = backend, int64(f.maxBody), f.maxInFlight, heavyRunner(heavy)
+	so.Registry, so.Logger, so.APIKeys, so.MetricsAuth = reg, log, c.apiKeys, f.metricsAuth
+	return server.New(so)
 }
 
 // heavyRunner adapts a pool (or none) to the server's Heavy option.

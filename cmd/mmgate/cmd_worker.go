@@ -11,17 +11,14 @@ import (
 	"strings"
 	"time"
 
-	"google.golang.org/grpc"
-	"google.golang.org/grpc/credentials"
-
-	"github.com/mmgate/mmgate/family/builtin"
+	"github.com/mmgate/mmgate/internal/access"
+	"github.com/mmgate/mmgate/internal/config"
+	"github.com/mmgate/mmgate/internal/listen"
 	"github.com/mmgate/mmgate/refworker"
 	"github.com/mmgate/mmgate/shm"
-	"github.com/mmgate/mmgate/tokenizer"
 )
 
-// workerFlags are the reference worker's settings, shared by `mmgate worker`
-// and the gateway's embedded worker.
+// workerFlags are the settings of `mmgate worker`, the reference worker.
 type workerFlags struct {
 	protocol       string
 	model          string
@@ -38,9 +35,6 @@ type workerFlags struct {
 	tlsCert        string
 	tlsKey         string
 	tlsClientCA    string
-	// encode runs the worker's reading of tensors (refworker.Options.Encode);
-	// set for a worker embedded in a gateway, not by a flag.
-	encode func(context.Context, func()) error
 }
 
 func (w *workerFlags) register(fs *flag.FlagSet) {
@@ -56,69 +50,39 @@ func (w *workerFlags) register(fs *flag.FlagSet) {
 	fs.DurationVar(&w.tokenDelay, "token-delay", 0, "pause between streamed tokens (tests of cancellation)")
 	fs.IntVar(&w.rejectEvery, "reject-every", 0, "fail every Nth Generate call with INVALID_ARGUMENT (fault injection; 0 never)")
 	fs.IntVar(&w.maxMessageSize, "max-message-size", 256<<20, "gRPC max message size in bytes")
-}
-
-// registerTLS adds the TLS flags of `mmgate worker` (the embedded worker
-// listens on a private unix socket and has none).
-func (w *workerFlags) registerTLS(fs *flag.FlagSet) {
 	fs.StringVar(&w.tlsCert, "tls-cert", "", "PEM certificate (chain): serve gRPC over TLS (gateways use grpcs://)")
 	fs.StringVar(&w.tlsKey, "tls-key", "", "PEM private key for --tls-cert")
 	fs.StringVar(&w.tlsClientCA, "tls-client-ca", "", "PEM CA certificates: require client certificates signed by them (mutual TLS)")
 }
 
-// build loads the tokenizer and returns the worker and its shm reader.
-func (w *workerFlags) build(log *slog.Logger) (*refworker.Server, *shm.Reader, error) {
+// options are the worker's options; the TLS configuration comes checked.
+func (w *workerFlags) options(log *slog.Logger) (refworker.ProcessOptions, error) {
+	o := refworker.ProcessOptions{
+		Options: refworker.Options{
+			Protocol: w.protocol, ModelDir: w.model, ServedModelName: w.servedName, EncoderDType: w.encoderDType,
+			Fingerprint: refworker.Fingerprint(w.fingerprint), ToolCall: w.toolCall, TokenDelay: w.tokenDelay,
+			RejectEvery: w.rejectEvery, Version: "mmgate-" + version, Logger: log,
+		},
+		ShmDir: w.shmDir, KeepShm: w.keepShm, MaxMessageSize: w.maxMessageSize,
+	}
 	if w.model == "" {
-		return nil, nil, errors.New("--model is required")
+		return o, errors.New("--model is required")
 	}
-	tok, err := tokenizer.Load(w.model)
-	if err != nil {
-		return nil, nil, err
+	if _, err := refworker.ParseFingerprint(w.fingerprint); err != nil {
+		return o, err
 	}
-	reader, err := shm.NewReader(shm.ReaderOptions{Dir: w.shmDir, KeepFiles: w.keepShm, Logger: log})
-	if err != nil {
-		return nil, nil, err
+	if !slices.Contains(refworker.Protocols(), w.protocol) {
+		return o, fmt.Errorf("--protocol %q is not one of %s", w.protocol, strings.Join(refworker.Protocols(), ", "))
 	}
-	srv, err := refworker.New(refworker.Options{
-		Protocol:        w.protocol,
-		ModelDir:        w.model,
-		Families:        builtin.New(),
-		ServedModelName: w.servedName,
-		EncoderDType:    w.encoderDType,
-		Fingerprint:     refworker.Fingerprint(w.fingerprint),
-		Tokenizer:       tok,
-		Reader:          reader,
-		ToolCall:        w.toolCall,
-		TokenDelay:      w.tokenDelay,
-		RejectEvery:     w.rejectEvery,
-		Encode:          w.encode,
-		Version:         "mmgate-" + version,
-		Logger:          log,
-	})
-	if err != nil {
-		reader.Close()
-		return nil, nil, err
-	}
-	return srv, reader, nil
-}
-
-func (w *workerFlags) grpcServer() (*grpc.Server, error) {
-	opts := []grpc.ServerOption{grpc.MaxRecvMsgSize(w.maxMessageSize), grpc.MaxSendMsgSize(w.maxMessageSize)}
-	cfg, err := grpcServerTLS(w.tlsCert, w.tlsKey, w.tlsClientCA)
-	if err != nil {
-		return nil, err
-	}
-	if cfg != nil {
-		opts = append(opts, grpc.Creds(credentials.NewTLS(cfg)))
-	}
-	return grpc.NewServer(opts...), nil
+	var err error
+	o.TLS, err = access.GRPCServerTLS(w.tlsCert, w.tlsKey, w.tlsClientCA)
+	return o, err
 }
 
 func runWorker(ctx context.Context, s *stdio, args []string) int {
 	fs := newFlagSet(s, "worker", "worker --model MODEL_DIR [--protocol tokenspeed|vllm|sglang] [--listen HOST:PORT|unix:///PATH] [flags]")
 	var w workerFlags
 	w.register(fs)
-	w.registerTLS(fs)
 	fs.String("config", "", "configuration file (YAML or JSON)")
 	lf := addLogFlags(fs)
 	rest, err := parseFlags(fs, args, os.LookupEnv)
@@ -134,39 +98,27 @@ func runWorker(ctx context.Context, s *stdio, args []string) int {
 		fmt.Fprintln(s.err, "mmgate worker:", err)
 		return 2
 	}
-	if w.model == "" {
-		fmt.Fprintln(s.err, "mmgate worker: --model is required")
-		return 2
-	}
-	if _, err := refworker.ParseFingerprint(w.fingerprint); err != nil {
-		fmt.Fprintln(s.err, "mmgate worker:", err)
-		return 2
-	}
-	if !slices.Contains(refworker.Protocols(), w.protocol) {
-		fmt.Fprintf(s.err, "mmgate worker: --protocol %q is not one of %s\n", w.protocol, strings.Join(refworker.Protocols(), ", "))
-		return 2
-	}
-	g, err := w.grpcServer()
+	o, err := w.options(log)
 	if err != nil {
 		fmt.Fprintln(s.err, "mmgate worker:", err)
 		return 2
 	}
-	srv, reader, err := w.build(log)
+	p, err := refworker.Open(o)
 	if err != nil {
 		log.Error("worker: cannot start", "err", err)
 		return 1
 	}
-	defer reader.Close()
-	lis, err := listen(w.listen)
+	defer p.Stop(0)
+	lis, err := listen.Open(w.listen)
 	if err != nil {
 		log.Error("worker: cannot listen", "err", err)
 		return 1
 	}
-	srv.Register(g)
-	log.Info("reference worker serving", "protocol", srv.Protocol(), "listen", w.listen, "tls", w.tlsCert != "", "mtls", w.tlsClientCA != "", "model", w.model, "served_model_name", srv.ServedModelName(),
-		"fingerprint", w.fingerprint, "shm_dir", w.shmDir, "shm_namespace_id", reader.NamespaceID(), "max_message_size", w.maxMessageSize)
+	log.LogAttrs(ctx, slog.LevelInfo, "reference worker serving", config.Effective(fs,
+		slog.String("protocol", p.Protocol()), slog.Bool("tls", w.tlsCert != ""), slog.Bool("mtls", w.tlsClientCA != ""),
+		slog.String("served_model_name", p.ServedModelName()), slog.String("shm_namespace_id", p.NamespaceID()))...)
 	errc := make(chan error, 1)
-	go func() { errc <- g.Serve(lis) }()
+	go func() { errc <- p.Serve(lis) }()
 	select {
 	case err := <-errc:
 		log.Error("worker: serve", "err", err)
@@ -174,12 +126,6 @@ func runWorker(ctx context.Context, s *stdio, args []string) int {
 	case <-ctx.Done():
 	}
 	log.Info("worker: shutting down")
-	stopped := make(chan struct{})
-	go func() { g.GracefulStop(); close(stopped) }()
-	select {
-	case <-stopped:
-	case <-time.After(10 * time.Second):
-		g.Stop()
-	}
+	p.Stop(10 * time.Second)
 	return 0
 }

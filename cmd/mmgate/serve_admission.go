@@ -3,6 +3,7 @@ package main
 import (
 	"flag"
 	"fmt"
+	"log/slog"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -52,4 +53,21 @@ func (a *admissionFlags) newAdmission(wait time.Duration, reg prometheus.Registe
 		basis.wait, basis.per = c.Timeout(), c.PerRequest()
 	}
 	return c, basis, err
+}
+
+// facts are the budget as start-up resolved it, for the effective
+// configuration log (they replace the flags' zeros).
+func (b budgetBasis) facts() []slog.Attr {
+	return []slog.Attr{slog.Int64("max_tensor_bytes_in_flight", b.bytes), slog.String("max_tensor_bytes_in_flight_source", b.source),
+		slog.Int64("machine_memory", b.memory), slog.Int64("max_request_tensor_bytes", b.per), slog.Duration("tensor_memory_wait", b.wait)}
+}
+
+// inlineCopies is how many copies of an inline tensor exist while it is
+// sent: the gateway's buffer and gRPC's encoded message, and with the
+// embedded worker its decoded message in this process too.
+func inlineCopies(embedded bool) int {
+	if embedded {
+		return 3
+	}
+	return 2
 }

@@ -4,17 +4,17 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"image"
-	"image/color"
-	"image/jpeg"
 	"log/slog"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"time"
 
+	"github.com/mmgate/mmgate/internal/cpupool"
+	"github.com/mmgate/mmgate/internal/demomodel"
+	"github.com/mmgate/mmgate/internal/listen"
 	"github.com/mmgate/mmgate/refworker"
+	"github.com/mmgate/mmgate/shm"
 )
 
 // embeddedFlags are settings of the embedded worker beyond serveFlags.
@@ -38,16 +38,42 @@ func (e *embeddedFlags) validate() error {
 	return nil
 }
 
-// embeddedWorker is a reference worker running in this process.
-type embeddedWorker struct {
-	url  string
-	stop func()
-	// prune drops the worker's kept mappings of segments that were removed
-	// (shm.Reader.Prune).
-	prune func()
+// serveEmbedded starts the embedded worker when asked (on the demo model
+// unless --model is given) and adds it to the workers. It returns the
+// model folder, the function that drops the worker's kept mappings of
+// removed segments (nil without an embedded worker; shm.Reader.Prune) and
+// the one that stops the worker.
+func serveEmbedded(f *serveFlags, c *serveConfig, tmp string, heavy *cpupool.Pool, log *slog.Logger) (string, func(), func(), error) {
+	modelDir := f.model
+	if !f.embedded {
+		return modelDir, nil, func() {}, nil
+	}
+	if modelDir == "" {
+		var err error
+		if modelDir, err = demomodel.Materialize(tmp); err != nil {
+			return "", nil, nil, err
+		}
+	}
+	w, err := startEmbeddedWorker(modelDir, tmp, f, heavyRunner(heavy), log)
+	if err != nil {
+		return "", nil, nil, fmt.Errorf("embedded worker: %w", err)
+	}
+	wc := c.worker
+	wc.URL, wc.TLS = w.url, nil
+	c.workers = append(c.workers, wc)
+	return modelDir, w.reader.Prune, w.stop, nil
 }
 
-// startEmbeddedWorkerWith runs a reference worker inside this process on a unix
+// embeddedWorker is a reference worker running in this process, with the
+// shared-memory reader it reads through (this process's own, so that the
+// gateway's pool can have it drop mappings of segments it removed).
+type embeddedWorker struct {
+	url    string
+	reader *shm.Reader
+	stop   func()
+}
+
+// startEmbeddedWorker runs a reference worker inside this process on a unix
 // socket under dir, sharing the gateway's shared-memory directory.
 //
 // The worker serves --embedded-protocol. With TokenSpeed it keeps the
@@ -55,93 +81,31 @@ type embeddedWorker struct {
 // shm.Route.Reuse) unless --embedded-keep-shm=false; with the other
 // protocols, which cannot advertise that, it unlinks them as their real
 // servicers do.
-func startEmbeddedWorkerWith(ctx context.Context, modelDir, dir string, f *serveFlags, ef embeddedFlags, heavy func(context.Context, func()) error, log *slog.Logger) (*embeddedWorker, error) {
+func startEmbeddedWorker(modelDir, dir string, f *serveFlags, heavy func(context.Context, func()) error, log *slog.Logger) (*embeddedWorker, error) {
 	sock := filepath.Join(dir, "worker.sock")
-	keep := ef.keepShm && ef.protocol == refworker.TokenSpeed
-	w := workerFlags{
-		protocol: ef.protocol, model: modelDir, listen: "unix://" + sock, fingerprint: f.embeddedFP, shmDir: f.shmDir,
-		maxMessageSize: int(f.maxMessageSize), keepShm: keep, encode: heavy,
-	}
-	srv, reader, err := w.build(log.With("component", "embedded-worker"))
+	keep := f.embeddedFlags.keepShm && f.embeddedFlags.protocol == refworker.TokenSpeed
+	wlog := log.With("component", "embedded-worker")
+	reader, err := shm.NewReader(shm.ReaderOptions{Dir: f.shmDir, KeepFiles: keep, Logger: wlog})
 	if err != nil {
 		return nil, err
 	}
-	lis, err := listen(w.listen)
+	w, err := refworker.Open(refworker.ProcessOptions{
+		Options: refworker.Options{Protocol: f.embeddedFlags.protocol, ModelDir: modelDir, Fingerprint: refworker.Fingerprint(f.embeddedFP),
+			Encode: heavy, Version: "mmgate-" + version, Logger: wlog, Reader: reader},
+		ShmDir: f.shmDir, KeepShm: keep, MaxMessageSize: int(f.maxMessageSize),
+	})
 	if err != nil {
 		reader.Close()
 		return nil, err
 	}
-	g, err := w.grpcServer()
+	stop := func() { w.Stop(5 * time.Second); reader.Close() }
+	lis, err := listen.Open("unix://" + sock)
 	if err != nil {
+		w.Stop(0)
 		reader.Close()
-		lis.Close()
 		return nil, err
 	}
-	srv.Register(g)
-	go g.Serve(lis)
-	log.Info("embedded reference worker started", "protocol", srv.Protocol(), "socket", sock, "model", modelDir, "served_model_name", srv.ServedModelName(), "fingerprint", f.embeddedFP, "keep_shm", keep)
-	stop := func() {
-		done := make(chan struct{})
-		go func() { g.GracefulStop(); close(done) }()
-		select {
-		case <-done:
-		case <-time.After(5 * time.Second):
-			g.Stop()
-		}
-		reader.Close()
-	}
-	return &embeddedWorker{url: "unix://" + sock, stop: stop, prune: reader.Prune}, nil
-}
-
-// printCurlExample writes a small sample picture into dir and prints, on
-// stderr, a curl command that sends it to the gateway.
-func printCurlExample(s *stdio, listenAddr, dir string, https bool) {
-	path := filepath.Join(dir, "sample.jpg")
-	if err := writeSample(path); err != nil {
-		return
-	}
-	host := listenAddr
-	if strings.HasPrefix(host, "0.0.0.0:") || strings.HasPrefix(host, ":") {
-		host = "127.0.0.1:" + host[strings.LastIndexByte(host, ':')+1:]
-	}
-	scheme := "http"
-	if https {
-		scheme = "https"
-	}
-	fmt.Fprintf(s.err, `
-mmgate is serving the demo model with its embedded reference worker. Try:
-
-  curl -s %s://%s/v1/chat/completions -H 'Content-Type: application/json' \
-    -d '{"model": "qwen3-vl", "max_tokens": 200, "messages": [{"role": "user", "content": [
-          {"type": "image_url", "image_url": {"url": "data:image/jpeg;base64,'"$(base64 -w0 %s)"'"}},
-          {"type": "text", "text": "Describe this image."}]}]}'
-
-The worker answers with what it received: the image's grid, dtype, transport (inline or
-shm) and a fingerprint of its pixel_values, which `+"`mmgate preprocess --model qwen3-vl --dtype bfloat16 --hash %s`"+` reproduces.
-
-`, scheme, host, path, path)
-}
-
-// writeSample draws a 320×240 picture (colour bars over a gradient) as JPEG.
-func writeSample(path string) error {
-	img := image.NewRGBA(image.Rect(0, 0, 320, 240))
-	bars := []color.RGBA{{230, 60, 50, 255}, {250, 190, 40, 255}, {70, 170, 80, 255}, {40, 120, 220, 255}, {140, 70, 200, 255}}
-	for y := 0; y < 240; y++ {
-		for x := 0; x < 320; x++ {
-			c := color.RGBA{uint8(x * 255 / 319), uint8(y * 255 / 239), 128, 255}
-			if y > 60 && y < 180 {
-				c = bars[x*len(bars)/320]
-			}
-			img.Set(x, y, c)
-		}
-	}
-	out, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	if err := jpeg.Encode(out, img, &jpeg.Options{Quality: 90}); err != nil {
-		out.Close()
-		return err
-	}
-	return out.Close()
+	go w.Serve(lis)
+	log.Info("embedded reference worker started", "protocol", w.Protocol(), "socket", sock, "model", modelDir, "served_model_name", w.ServedModelName(), "fingerprint", f.embeddedFP, "keep_shm", keep)
+	return &embeddedWorker{url: "unix://" + sock, reader: reader, stop: stop}, nil
 }

@@ -2,11 +2,13 @@ package main
 
 import (
 	"context"
-	stdlog "log"
 	"log/slog"
 	"os/exec"
 	"runtime"
+	"time"
 
+	"github.com/mmgate/mmgate/engine"
+	"github.com/mmgate/mmgate/internal/listen"
 	"github.com/mmgate/mmgate/internal/server"
 	"github.com/mmgate/mmgate/media"
 	"github.com/mmgate/mmgate/media/fetch"
@@ -24,13 +26,9 @@ func serveMedia(f *serveFlags, c *serveConfig, log *slog.Logger) (*media.Decoder
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	redirects := f.fetchRedirects
-	if redirects == 0 {
-		redirects = -1 // the policy reads 0 as its default
-	}
 	fetcher, err := fetch.New(fetch.Policy{
 		AllowedHosts: f.allowHosts, AllowedCIDRs: c.cidrs, FileRoots: f.fileRoots,
-		MaxBytes: int64(f.fetchMaxBytes), Timeout: f.fetchTimeout, MaxRedirects: redirects,
+		MaxBytes: int64(f.fetchMaxBytes), Timeout: f.fetchTimeout, MaxRedirects: zeroOff(f.fetchRedirects),
 	}, fetch.Options{UserAgent: "mmgate/" + version})
 	if err != nil {
 		return nil, nil, nil, err
@@ -49,45 +47,33 @@ func serveMedia(f *serveFlags, c *serveConfig, log *slog.Logger) (*media.Decoder
 }
 
 // serveHTTP serves srv on --listen until ctx ends, then shuts down
-// gracefully and runs stopped. announce runs once the listener is open.
+// gracefully (server.Run) and runs stopped. announce runs once the
+// listener is open.
 func serveHTTP(ctx context.Context, f *serveFlags, c *serveConfig, srv *server.Server, log *slog.Logger, announce, stopped func()) error {
 	// What start-up parsed and dropped (the model's tokenizer files: tens
 	// of megabytes) is collected now rather than by the first collection
 	// under load, whose mark phase takes a core from the requests.
 	runtime.GC()
 
-	lis, err := listen(f.listen)
+	lis, err := listen.Open(f.listen)
 	if err != nil {
 		return err
 	}
-	if lis, err = srv.Listener(lis); err != nil {
+	err = srv.Run(ctx, lis, server.RunOptions{
+		TLS: c.httpTLS, ShutdownTimeout: f.shutdownTimeout,
+		// Cut requests unwind once their Abort calls, which the engine
+		// bounds, have returned.
+		CutGrace: engine.DefaultAbortTimeout + 3*time.Second,
+		Ready: func() {
+			announce()
+			if !media.Exact() {
+				log.Warn("built without cgo: JPEG and lossy WebP pixels are not Pillow-exact")
+			}
+		},
+	})
+	if err != nil {
 		return err
 	}
-	// Every request's context derives from reqCtx: cancelling it cuts the
-	// requests still running at the end of a shutdown.
-	reqCtx, cutRequests := context.WithCancel(context.Background())
-	defer cutRequests()
-	track := &inflight{}
-	hs := srv.HTTPServer(track.wrap(srv), reqCtx, stdlog.New(httpErrorLog{log}, "", 0))
-	announce()
-	if !media.Exact() {
-		log.Warn("built without cgo: JPEG and lossy WebP pixels are not Pillow-exact")
-	}
-	errc := make(chan error, 1)
-	go func() {
-		if c.httpTLS != nil {
-			hs.TLSConfig = c.httpTLS
-			errc <- hs.ServeTLS(lis, "", "")
-			return
-		}
-		errc <- hs.Serve(lis)
-	}()
-	select {
-	case err := <-errc:
-		return err
-	case <-ctx.Done():
-	}
-	shutdown(log, hs, srv, track, cutRequests, f.shutdownTimeout)
 	stopped()
 	log.Info("stopped")
 	return nil

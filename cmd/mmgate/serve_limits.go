@@ -56,12 +56,6 @@ func (f *limitFlags) register(fs *flag.FlagSet) {
 
 // apply sets the limits in o.
 func (f *limitFlags) apply(o *server.Options) error {
-	off := func(d time.Duration) time.Duration {
-		if d == 0 {
-			return -1
-		}
-		return d
-	}
 	if f.bodyTimeout < 0 || f.bodyGrace < 0 || f.queueTimeout < 0 || f.stallTimeout < 0 || f.maxConns < 0 ||
 		f.clientInFlight < 0 || !(f.clientRate >= 0) || math.IsInf(f.clientRate, 0) || f.clientBurst < 0 {
 		return fmt.Errorf("--body-read-timeout, --body-rate-grace, --queue-timeout, --client-stall-timeout, --max-connections, --client-max-in-flight, --client-rate and --client-burst must not be negative")
@@ -69,20 +63,10 @@ func (f *limitFlags) apply(o *server.Options) error {
 	if f.headerTimeout <= 0 || f.maxUploads <= 0 || f.maxUploadBytes <= 0 {
 		return fmt.Errorf("--header-timeout, --max-uploads and --max-upload-bytes must be positive")
 	}
-	o.BodyReadTimeout, o.BodyRateGrace, o.ClientStallTimeout = off(f.bodyTimeout), off(f.bodyGrace), off(f.stallTimeout)
-	o.BodyMinRate = int64(f.bodyMinRate)
-	if o.BodyMinRate == 0 {
-		o.BodyMinRate = -1
-	}
+	o.BodyReadTimeout, o.BodyRateGrace, o.ClientStallTimeout = zeroOff(f.bodyTimeout), zeroOff(f.bodyGrace), zeroOff(f.stallTimeout)
+	o.BodyMinRate, o.SendBuffer, o.MaxConnections = zeroOff(int64(f.bodyMinRate)), zeroOff(int(f.sendBuffer)), zeroOff(f.maxConns)
 	o.MaxUploads, o.MaxUploadBytes, o.QueueTimeout = f.maxUploads, int64(f.maxUploadBytes), f.queueTimeout
-	o.MaxConnections, o.HeaderTimeout, o.MaxHeaderBytes = f.maxConns, f.headerTimeout, int(f.maxHeaderBytes)
-	o.SendBuffer = int(f.sendBuffer)
-	if o.SendBuffer == 0 {
-		o.SendBuffer = -1
-	}
-	if o.MaxConnections == 0 {
-		o.MaxConnections = -1
-	}
+	o.HeaderTimeout, o.MaxHeaderBytes = f.headerTimeout, int(f.maxHeaderBytes)
 	o.Clients = limits.ClientOptions{MaxInFlight: f.clientInFlight, Rate: f.clientRate, Burst: f.clientBurst}
 	for _, s := range f.trustedProxies {
 		p, err := netip.ParsePrefix(s)
@@ -98,11 +82,11 @@ func (f *limitFlags) apply(o *server.Options) error {
 	return nil
 }
 
-// logAttrs are the limits for the effective-configuration log line.
-func (f *limitFlags) logAttrs() []any {
-	return []any{"body_read_timeout", f.bodyTimeout, "body_min_rate", int64(f.bodyMinRate), "body_rate_grace", f.bodyGrace,
-		"max_uploads", f.maxUploads, "max_upload_bytes", int64(f.maxUploadBytes), "queue_timeout", f.queueTimeout,
-		"client_stall_timeout", f.stallTimeout, "client_max_in_flight", f.clientInFlight, "client_rate", f.clientRate,
-		"client_burst", f.clientBurst, "trusted_proxies", []string(f.trustedProxies), "max_connections", f.maxConns,
-		"header_timeout", f.headerTimeout, "max_header_bytes", int64(f.maxHeaderBytes), "send_buffer_bytes", int64(f.sendBuffer)}
+// zeroOff maps a flag's 0 ("no limit") to an option's negative value (off),
+// where the option reads 0 as its default.
+func zeroOff[T ~int | ~int64](v T) T {
+	if v == 0 {
+		return -1
+	}
+	return v
 }

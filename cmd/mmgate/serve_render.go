@@ -9,10 +9,10 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/mmgate/mmgate/family/builtin"
+	"github.com/mmgate/mmgate/internal/config"
 	"github.com/mmgate/mmgate/internal/cpupool"
 	"github.com/mmgate/mmgate/internal/imageprep"
 	"github.com/mmgate/mmgate/internal/pipeline"
-	"github.com/mmgate/mmgate/internal/server"
 )
 
 // This file answers: how is `serve --render-only` wired? The --model
@@ -52,20 +52,15 @@ func serveRenderOnly(ctx context.Context, f *serveFlags, c *serveConfig, log *sl
 	if err != nil {
 		return err
 	}
-	so := c.server
-	so.Backend, so.MaxBodyBytes, so.MaxInFlight, so.Heavy = r, int64(f.maxBody), f.maxInFlight, heavyRunner(heavy)
-	so.Registry, so.Logger, so.APIKeys, so.MetricsAuth = reg, log, c.apiKeys, f.metricsAuth
-	srv, err := server.New(so)
+	srv, err := newServer(f, c, r, reg, log, heavy)
 	if err != nil {
 		return err
 	}
 	announce := func() {
-		log.Info("mmgate serve --render-only", "version", version, "listen", f.listen, "model", f.model, "served_model_names", names,
-			"max_model_len", r.Models()[0].MaxModelLen, "max_body_bytes", int64(f.maxBody), "max_media_items", f.maxItems,
-			"max_in_flight", f.maxInFlight, "fetch_timeout", f.fetchTimeout, "fetch_max_bytes", int64(f.fetchMaxBytes),
-			"fetch_allow_hosts", []string(f.allowHosts), "fetch_allow_cidrs", []string(f.allowCIDRs), "file_roots", []string(f.fileRoots),
-			"max_image_pixels", f.maxPixels, "media_order", f.mediaOrder, "heavy_nice", f.heavyNice, "heavy_idle", f.heavyIdle,
-			"video", vdec != nil, "api_keys", len(c.apiKeys), "metrics_auth", f.metricsAuth, "tls", c.httpTLS != nil)
+		facts := []slog.Attr{slog.String("version", version), slog.String("model", f.model), slog.Any("served_model_names", names),
+			slog.Int("max_model_len", r.Models()[0].MaxModelLen), slog.Bool("video", vdec != nil),
+			slog.Int("api_keys", len(c.apiKeys)), slog.Bool("tls", c.httpTLS != nil)}
+		log.LogAttrs(context.Background(), slog.LevelInfo, "mmgate serve --render-only", config.Effective(c.flags, facts...)...)
 	}
 	return serveHTTP(ctx, f, c, srv, log, announce, func() {})
 }
@@ -77,11 +72,8 @@ func serveHeavy(f *serveFlags, cpu int, log *slog.Logger) (*cpupool.Pool, error)
 	if f.heavyNice < 0 {
 		return nil, nil
 	}
-	nice := f.heavyNice
-	if nice == 0 {
-		nice = -1 // the pool's threads keep the process priority
-	}
-	heavy, err := cpupool.New(cpupool.Options{Slots: cpu, Nice: nice, Idle: f.heavyIdle})
+	// --heavy-nice 0 keeps the process priority: Nice -1.
+	heavy, err := cpupool.New(cpupool.Options{Slots: cpu, Nice: zeroOff(f.heavyNice), Idle: f.heavyIdle})
 	if err != nil {
 		return nil, err
 	}

@@ -1,44 +1,9 @@
 package main
 
 import (
-	"os"
-	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 )
-
-func TestLoadAPIKeys(t *testing.T) {
-	dir := t.TempDir()
-	good := filepath.Join(dir, "keys")
-	os.WriteFile(good, []byte("# team a\nkey-one\n\n  key-two  \r\n"), 0o600)
-	empty := filepath.Join(dir, "empty")
-	os.WriteFile(empty, []byte("# nothing\n\n"), 0o600)
-	cases := []struct {
-		flags []string
-		file  string
-		want  []string
-		err   string
-	}{
-		{nil, "", nil, ""},
-		{[]string{"a", " ", "b"}, "", []string{"a", "b"}, ""},
-		{[]string{"a"}, good, []string{"a", "key-one", "key-two"}, ""},
-		{nil, empty, nil, "no key"},
-		{nil, filepath.Join(dir, "missing"), nil, "no such file"},
-	}
-	for _, c := range cases {
-		got, err := loadAPIKeys(c.flags, c.file)
-		if c.err != "" {
-			if err == nil || !strings.Contains(err.Error(), c.err) {
-				t.Errorf("%v %s: err %v, want %q", c.flags, c.file, err, c.err)
-			}
-			continue
-		}
-		if err != nil || !slices.Equal(got, c.want) {
-			t.Errorf("%v %s: %q %v, want %q", c.flags, c.file, got, err, c.want)
-		}
-	}
-}
 
 func TestServeSecurityFlags(t *testing.T) {
 	cases := []struct {
@@ -73,17 +38,5 @@ func TestServeSecurityFlags(t *testing.T) {
 		if cfg.workers[0].TLS == nil || cfg.workers[0].TLS.ServerName != "w.internal" || cfg.shmGID != 0 || len(cfg.apiKeys) != 1 {
 			t.Errorf("%v: %+v", c.args, cfg)
 		}
-	}
-}
-
-func TestWorkerTLSFlags(t *testing.T) {
-	if _, err := grpcServerTLS("", "", "ca.pem"); err == nil {
-		t.Error("--tls-client-ca without a certificate was accepted")
-	}
-	if cfg, err := grpcServerTLS("", "", ""); cfg != nil || err != nil {
-		t.Errorf("no TLS flags: %v %v", cfg, err)
-	}
-	if _, err := grpcServerTLS("/nonexistent.pem", "/nonexistent-key.pem", ""); err == nil {
-		t.Error("missing certificate files were accepted")
 	}
 }

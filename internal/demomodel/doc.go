@@ -3,6 +3,8 @@
 // fields a gateway reads, processor and video-processor configs, the chat
 // template, tokenizer_config.json, and tokenizer.json compressed with gzip).
 // No weights: the embedded reference worker answers without a model.
+// PrintExample shows a first request to a gateway serving it: a sample
+// picture and the curl command that sends it.
 //
 // Origin and licences: processor values and chat template as published by the
 // Qwen team for Qwen3-VL-8B-Instruct (Apache-2.0); tokenizer.json and

@@ -136,3 +136,13 @@ func TestProtocolCodeStaysBehindTheSeam(t *testing.T) {
 		}
 	}
 }
+
+// Only the commands read flags, the environment and config files: package
+// internal/config, which does, is imported by cmd/ alone (tests aside).
+func TestConfigOnlyInCommands(t *testing.T) {
+	for pkg, list := range imports(t) {
+		if slices.Contains(list, "internal/config") && !strings.HasPrefix(pkg, "cmd/") {
+			t.Errorf("%s imports internal/config: only cmd/ reads the configuration", pkg)
+		}
+	}
+}

@@ -67,5 +67,9 @@
 // A Server is safe for concurrent use; every request runs on its own
 // goroutine and is cancelled when its client goes away. Drain marks a
 // shutdown: requests cut from then on get a 503, or an error event and
-// [DONE] once streaming, instead of silence.
+// [DONE] once streaming, instead of silence. Run serves a listener until
+// its context ends, then shuts down: no new connections, the requests in
+// flight get RunOptions.ShutdownTimeout to finish, the rest are cut (their
+// contexts end, so their generations are aborted) and get CutGrace to
+// unwind.
 package server

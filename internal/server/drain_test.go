@@ -21,6 +21,18 @@ func TestDrainCutIs503(t *testing.T) {
 	ts.Config.BaseContext = func(net.Listener) context.Context { return base }
 	ts.Start()
 	t.Cleanup(ts.Close)
+	answer := postAsync(t, ts.URL)
+	<-b.started
+	s.Drain()
+	cut()
+	if status, code := answer(); status != 503 || code != "shutting_down" {
+		t.Fatalf("cut request: %d %q", status, code)
+	}
+}
+
+// postAsync sends a chat request to url on a goroutine of its own; the
+// function it returns waits for the answer's status and error code.
+func postAsync(t *testing.T, url string) func() (int, string) {
 	done := make(chan struct{})
 	var status int
 	var body struct {
@@ -30,16 +42,13 @@ func TestDrainCutIs503(t *testing.T) {
 	}
 	go func() {
 		defer close(done)
-		r := post(t, ts.URL, simple+`}`)
+		r := post(t, url, simple+`}`)
 		defer r.Body.Close()
 		status = r.StatusCode
 		json.NewDecoder(r.Body).Decode(&body)
 	}()
-	<-b.started
-	s.Drain()
-	cut()
-	<-done
-	if status != 503 || body.Error.Code != "shutting_down" {
-		t.Fatalf("cut request: %d %q", status, body.Error.Code)
+	return func() (int, string) {
+		<-done
+		return status, body.Error.Code
 	}
 }

@@ -25,3 +25,21 @@ func TestParseSizes(t *testing.T) {
 		}
 	}
 }
+
+func TestParsePaths(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want []string
+		ok   bool
+	}{
+		{"shm, memcpy", []string{PathShm, PathMemcpy}, true},
+		{"shm-reuse,,inline-unix", []string{PathShmReuse, PathInlineUnix}, true},
+		{"", nil, true},
+		{"shm,carrier-pigeon", nil, false},
+	} {
+		got, err := ParsePaths(tc.in)
+		if (err == nil) != tc.ok || !slices.Equal(got, tc.want) {
+			t.Errorf("ParsePaths(%q) = %v, %v", tc.in, got, err)
+		}
+	}
+}

@@ -3,6 +3,7 @@ package transportbench
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -61,6 +62,22 @@ func ParseSizes(v string) ([]int, error) {
 	}
 	if len(out) == 0 {
 		return nil, fmt.Errorf("no sizes")
+	}
+	return out, nil
+}
+
+// ParsePaths reads a list of paths: "shm,memcpy", each one of KnownPaths
+// (empty items are skipped; none at all means Run's default).
+func ParsePaths(v string) ([]string, error) {
+	var out []string
+	for _, p := range strings.Split(v, ",") {
+		if p = strings.TrimSpace(p); p == "" {
+			continue
+		}
+		if !slices.Contains(KnownPaths, p) {
+			return nil, fmt.Errorf("unknown path %q", p)
+		}
+		out = append(out, p)
 	}
 	return out, nil
 }

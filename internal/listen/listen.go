@@ -1,4 +1,7 @@
-package main
+// Package listen opens the listeners of mmgate's servers from a --listen
+// address: HOST:PORT (TCP) or unix:///path, the same for every server (the
+// gateway's HTTP, the reference worker's gRPC). It has no state.
+package listen
 
 import (
 	"errors"
@@ -9,10 +12,10 @@ import (
 	"strings"
 )
 
-// listen opens a listener for --listen: HOST:PORT, or unix:///path for a unix
-// socket. A stale socket file at that path is removed first (only if it is a
-// socket), and the new one is made mode 0660.
-func listen(addr string) (net.Listener, error) {
+// Open opens a listener on addr: HOST:PORT, or unix:///path for a unix
+// socket. A stale socket file at that path is removed first (only if it is
+// a socket), and the new one is made mode 0660.
+func Open(addr string) (net.Listener, error) {
 	path, ok := strings.CutPrefix(addr, "unix://")
 	if !ok {
 		if _, _, err := net.SplitHostPort(addr); err != nil {
