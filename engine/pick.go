@@ -59,6 +59,14 @@ func (e *Engine) Pick(model string, need []vision.Modality, r *Routing) (*Worker
 	return e.choose(model, cands, r), nil
 }
 
+// Candidates are the healthy workers of model that can take a request
+// carrying the modalities in need: the workers Pick chooses from, for a
+// caller that plans for them before picking (their encoder dtypes and
+// routes). It fails as Pick does when there is none.
+func (e *Engine) Candidates(model string, need []vision.Modality) ([]*Worker, error) {
+	return e.candidates(model, need)
+}
+
 // ReadsPrompt reports whether the policy chooses by the prompt's token ids
 // (cache_aware), so that Pick is worth calling once they are known.
 func (e *Engine) ReadsPrompt() bool { return e.opts.Policy == PolicyCacheAware }

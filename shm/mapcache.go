@@ -16,7 +16,11 @@ import (
 // A cached mapping keeps its file's inode alive, so its number cannot be
 // given to another file while the entry exists; entries are evicted (least
 // recently used, when not in use) beyond a small bound, which also bounds
-// the memory of files the gateway has since removed.
+// the memory of files the gateway has since removed. Each entry keeps a
+// descriptor of its file, so that a mapping of a file the gateway removed
+// (no link left: no name can reach it again) is dropped as soon as it is
+// not in use — when it is given back, and on Reader.Prune — and its pages
+// are freed instead of lingering until eviction.
 
 // mapCacheEntries bounds the mappings kept.
 const mapCacheEntries = 16
@@ -25,6 +29,7 @@ type fileID struct{ dev, ino uint64 }
 
 type cachedMap struct {
 	mem  []byte
+	fd   int // the file, to see whether it still has a name
 	refs int
 	used uint64 // last use, for eviction
 }
@@ -58,13 +63,19 @@ func (c *mapCache) mapping(fd int, st *unix.Stat_t) ([]byte, func() error, error
 	if err != nil {
 		return nil, nil, err
 	}
-	e := &cachedMap{mem: mem, refs: 1}
+	kept, err := unix.FcntlInt(uintptr(fd), unix.F_DUPFD_CLOEXEC, 0)
+	if err != nil {
+		// Out of descriptors: serve this mapping uncached.
+		return mem, func() error { return unix.Munmap(mem) }, nil
+	}
+	e := &cachedMap{mem: mem, fd: kept, refs: 1}
 	c.mu.Lock()
 	c.clock++
 	e.used = c.clock
 	if old, ok := c.maps[id]; ok && old.refs == 0 {
-		unix.Munmap(old.mem)
+		old.drop()
 	} else if ok {
+		unix.Close(kept)
 		// A different size under the same identity (the file grew) while
 		// the old mapping is in use: keep serving this one uncached.
 		c.mu.Unlock()
@@ -82,6 +93,9 @@ func (c *mapCache) release(e *cachedMap) func() error {
 		once.Do(func() {
 			c.mu.Lock()
 			e.refs--
+			if e.refs == 0 && removed(e) {
+				c.dropLocked(e)
+			}
 			c.evictLocked()
 			c.mu.Unlock()
 		})
@@ -103,8 +117,41 @@ func (c *mapCache) evictLocked() {
 			return // every entry is in use
 		}
 		delete(c.maps, victim)
-		unix.Munmap(oldest.mem)
+		oldest.drop()
 	}
+}
+
+// prune drops the idle entries of files that have no name left.
+func (c *mapCache) prune() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, e := range c.maps {
+		if e.refs == 0 && removed(e) {
+			c.dropLocked(e)
+		}
+	}
+}
+
+// removed reports whether e's file has no link left (or cannot be told).
+func removed(e *cachedMap) bool {
+	var st unix.Stat_t
+	return unix.Fstat(e.fd, &st) != nil || st.Nlink == 0
+}
+
+// dropLocked removes e from the cache and unmaps it.
+func (c *mapCache) dropLocked(e *cachedMap) {
+	for id, x := range c.maps {
+		if x == e {
+			delete(c.maps, id)
+		}
+	}
+	e.drop()
+}
+
+// drop unmaps an entry and closes its descriptor.
+func (e *cachedMap) drop() {
+	unix.Munmap(e.mem)
+	unix.Close(e.fd)
 }
 
 // close unmaps every idle entry (entries in use are unmapped by their
@@ -114,7 +161,7 @@ func (c *mapCache) close() {
 	defer c.mu.Unlock()
 	for id, e := range c.maps {
 		if e.refs == 0 {
-			unix.Munmap(e.mem)
+			e.drop()
 			delete(c.maps, id)
 		}
 	}

@@ -74,3 +74,46 @@ func TestKeepReaderMapsRefilledFileOnce(t *testing.T) {
 		t.Errorf("%d cached mappings, bound %d", len(r.maps.maps), mapCacheEntries)
 	}
 }
+
+// A kept mapping of a file its producer removed is dropped once it is not
+// in use: at once when given back, or by Prune when it was idle already.
+func TestKeepReaderDropsRemovedFiles(t *testing.T) {
+	dir := t.TempDir()
+	r, err := NewReader(ReaderOptions{Dir: dir, KeepFiles: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	const n = 1 << 12
+	read := func(name string) *View {
+		if err := os.WriteFile(filepath.Join(dir, name), make([]byte, n), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		v, err := r.Read(Wire{Shape: []uint32{n / 4}, DType: "uint32", Kind: ShmPayload, Shm: Handle{Name: name, NBytes: n}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	a, b := DefaultPrefix+"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", DefaultPrefix+"bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb"
+	va := read(a)
+	read(b).Close()
+	if got := cachedMaps(r); got != 2 {
+		t.Fatalf("%d mappings cached, want 2", got)
+	}
+	// Removed while in use: dropped when given back.
+	os.Remove(filepath.Join(dir, a))
+	va.Close()
+	if got := cachedMaps(r); got != 1 {
+		t.Fatalf("%d mappings cached after giving back a removed file's, want 1", got)
+	}
+	// Removed while idle: kept until Prune.
+	os.Remove(filepath.Join(dir, b))
+	if got := cachedMaps(r); got != 1 {
+		t.Fatalf("%d mappings cached, want 1 before Prune", got)
+	}
+	r.Prune()
+	if got := cachedMaps(r); got != 0 {
+		t.Fatalf("%d mappings cached after Prune, want 0", got)
+	}
+}

@@ -57,6 +57,16 @@ type Options struct {
 	// DefaultReuseCap or a quarter of the budget, whichever is smaller;
 	// negative turns reuse off.
 	ReuseCap int64
+	// OnIdleBytes, when set, is told the bytes of the idle segments kept
+	// for reuse each time they change (so that a memory budget can count
+	// them; Pool.TrimIdle gives them back). It is called with the pool's
+	// lock held and must not call into the Pool.
+	OnIdleBytes func(n int64)
+	// OnRemoved, when set, is called after the pool removed idle segments
+	// kept for reuse (over ReuseCap, idle too long, trimmed, at Close): a
+	// reader in this process that keeps mappings (Reader.Prune) can drop
+	// its mappings of them, whose pages would otherwise stay allocated.
+	OnRemoved func()
 	// Registerer receives the metrics; nil registers nothing.
 	Registerer prometheus.Registerer
 	// Logger receives the probe's warnings and janitor errors; nil discards.
@@ -286,6 +296,7 @@ func (p *Pool) reserve(n int64) error {
 	var evicted []*Segment
 	if over := p.inUse + n - b; over > 0 {
 		evicted = p.trimLocked(max(0, p.freeBytes-over))
+		p.idleChangedLocked()
 	}
 	ok := p.inUse+n <= b
 	if ok {
@@ -376,6 +387,7 @@ func (p *Pool) Close() error {
 		segs = append(segs, s)
 	}
 	idle := p.trimLocked(0)
+	p.idleChangedLocked()
 	p.mu.Unlock()
 	p.discard(idle)
 	// Detached, not unmapped: a producer may still be writing into one.

@@ -94,6 +94,13 @@ func (r *Reader) Close() error {
 	return unix.Close(fd)
 }
 
+// Prune unmaps the mappings a reader with KeepFiles keeps of files that
+// have been removed since (their producer unlinked them: no name reaches
+// them again), so that their memory is freed now rather than when later
+// files evict them. A gateway whose pool shares this process calls it when
+// it removes idle segments (shm.Options.OnRemoved).
+func (r *Reader) Prune() { r.maps.prune() }
+
 // View is a tensor read from the wire. Data is valid until Close; for a
 // mapped segment it is read-only memory.
 type View struct {

@@ -156,6 +156,7 @@ func (p *Pool) takeFree(n int) *Segment {
 	s := p.free[best]
 	p.free = slices.Delete(p.free, best, best+1)
 	p.freeBytes -= int64(s.size)
+	p.idleChangedLocked()
 	return s
 }
 
@@ -214,9 +215,30 @@ func (p *Pool) recycle(segs []*Segment) {
 		p.freeBytes += int64(s.size)
 	}
 	trim = p.trimLocked(p.reuseCap)
+	p.idleChangedLocked()
 	p.mu.Unlock()
-	p.discard(gone)
-	p.discard(trim)
+	p.discard(append(gone, trim...))
+}
+
+// TrimIdle removes idle segments kept for reuse, oldest first, until at
+// least want bytes are freed or none is left, and returns the bytes freed.
+// A memory budget that needs room calls it (see Options.OnIdleBytes).
+func (p *Pool) TrimIdle(want int64) int64 {
+	p.mu.Lock()
+	before := p.freeBytes
+	segs := p.trimLocked(max(0, p.freeBytes-want))
+	freed := before - p.freeBytes
+	p.idleChangedLocked()
+	p.mu.Unlock()
+	p.discard(segs)
+	return freed
+}
+
+// idleChangedLocked tells Options.OnIdleBytes the idle bytes now.
+func (p *Pool) idleChangedLocked() {
+	if p.opts.OnIdleBytes != nil {
+		p.opts.OnIdleBytes(p.freeBytes)
+	}
 }
 
 // trimLocked removes free segments, oldest first, until the free list holds
@@ -235,11 +257,15 @@ func (p *Pool) trimLocked(limit int64) []*Segment {
 	return out
 }
 
-// discard unmaps and unlinks segments that left the pool's accounting.
+// discard unmaps and unlinks segments that left the pool's accounting, and
+// tells Options.OnRemoved.
 func (p *Pool) discard(segs []*Segment) {
 	for _, s := range segs {
 		s.unmap()
 		p.unlinkOwn(s.name)
+	}
+	if len(segs) > 0 && p.opts.OnRemoved != nil {
+		p.opts.OnRemoved()
 	}
 }
 
@@ -267,6 +293,9 @@ func (p *Pool) renewFree() {
 	}
 	clear(p.free[len(keep):])
 	p.free = keep
+	if len(due) == 0 {
+		p.idleChangedLocked()
+	}
 	p.mu.Unlock()
 	p.discard(stale)
 	if len(due) == 0 {
@@ -299,6 +328,7 @@ func (p *Pool) renewFree() {
 			p.freeBytes += int64(s.size)
 		}
 	}
+	p.idleChangedLocked()
 	p.mu.Unlock()
 	p.discard(lost)
 }

@@ -427,3 +427,75 @@ func TestReuseJanitor(t *testing.T) {
 		t.Fatalf("idle segment kept: in use %d %d, files %v", n, bytes, dirNames(t, dir))
 	}
 }
+
+// TestTrimIdleAndHooks: the idle bytes are reported on every change,
+// TrimIdle gives back the oldest idle segments, and OnRemoved lets a keeping
+// reader in the same process drop its mappings of them (Reader.Prune).
+func TestTrimIdleAndHooks(t *testing.T) {
+	const n = 64 << 10
+	var (
+		mu      sync.Mutex
+		idle    []int64
+		removed int
+		r       *Reader
+	)
+	p, dir := newTestPool(t, Options{ReuseCap: 8 * n,
+		OnIdleBytes: func(b int64) { mu.Lock(); idle = append(idle, b); mu.Unlock() },
+		OnRemoved:   func() { mu.Lock(); removed++; mu.Unlock(); r.Prune() }})
+	r = keepReader(t, dir, true)
+	last := func() int64 {
+		mu.Lock()
+		defer mu.Unlock()
+		if len(idle) == 0 {
+			return -1
+		}
+		return idle[len(idle)-1]
+	}
+	var bs []*Batch
+	for i := range 3 {
+		b := p.NewBatch(nil, fmt.Sprint(i))
+		_, td := placeFilled(t, b, reuseRoute, n, byte(i))
+		readCheck(t, r, td, n, byte(i))
+		bs = append(bs, b)
+	}
+	for _, b := range bs {
+		b.Commit()
+	}
+	if got := last(); got != 3*n {
+		t.Fatalf("idle reported %d, want %d", got, 3*n)
+	}
+	if got := cachedMaps(r); got != 3 {
+		t.Fatalf("reader maps %d files, want 3", got)
+	}
+	if freed := p.TrimIdle(n + 1); freed != 2*n {
+		t.Fatalf("TrimIdle freed %d, want two segments (%d)", freed, 2*n)
+	}
+	if got := last(); got != n || p.Reuse().Bytes != n {
+		t.Fatalf("idle reported %d, free list %+v", got, p.Reuse())
+	}
+	mu.Lock()
+	rm := removed
+	mu.Unlock()
+	if rm != 1 || len(dirNames(t, dir)) != 1 {
+		t.Fatalf("OnRemoved called %d times, files %v", rm, dirNames(t, dir))
+	}
+	if got := cachedMaps(r); got != 1 {
+		t.Fatalf("after Prune the reader maps %d files, want 1", got)
+	}
+	// Taking the last idle segment reports 0.
+	b := p.NewBatch(nil, "again")
+	placeFilled(t, b, reuseRoute, n, 9)
+	if got := last(); got != 0 {
+		t.Fatalf("idle reported %d after a hit, want 0", got)
+	}
+	b.Release()
+	if p.TrimIdle(n) != 0 {
+		t.Error("TrimIdle freed bytes from an empty free list")
+	}
+}
+
+func cachedMaps(r *Reader) int {
+	r.maps.mu.Lock()
+	defer r.maps.mu.Unlock()
+	return len(r.maps.maps)
+}

@@ -17,7 +17,7 @@ func runBenchSoak(ctx context.Context, s *stdio, args []string) int {
 	const synopsis = "bench soak [--duration D] [--load] [--concurrency N] [--workers N] [--protocol P] [--model DIR] [flags]"
 	fs := newFlagSet(s, "bench soak", synopsis)
 	var cfg soak.Config
-	tmpfs, cache, shmBudget := byteSize(64<<20), byteSize(32<<20), byteSize(0)
+	tmpfs, cache, shmBudget, tensors := byteSize(64<<20), byteSize(32<<20), byteSize(0), byteSize(0)
 	fs.DurationVar(&cfg.Duration, "duration", 60*time.Second, "traffic time")
 	fs.BoolVar(&cfg.Load, "load", false, "load mode: no faults, --concurrency over --max-in-flight, latency percentiles and 429 timing")
 	fs.IntVar(&cfg.Concurrency, "concurrency", 0, "clients in parallel (default 8; 64 with --load)")
@@ -35,6 +35,7 @@ func runBenchSoak(ctx context.Context, s *stdio, args []string) int {
 	fs.Var(&tmpfs, "tmpfs-size", "size of the private shm tmpfs mounted for the fill fault")
 	fs.Var(&cache, "cache-bytes", "the gateway's tensor-cache budget")
 	fs.Var(&shmBudget, "shm-budget", "the gateway's shm budget (default: half the tmpfs; 128MiB with --load)")
+	fs.Var(&tensors, "max-tensor-bytes-in-flight", "the gateway's tensor memory budget (default 12MiB, 24MiB for float32 workers; the gateway's own with --load)")
 	fs.DurationVar(&cfg.TokenDelay, "token-delay", 0, "workers' pause between streamed tokens (default 1ms; 0 with --load)")
 	fs.String("config", "", "configuration file (YAML or JSON)")
 	rest, err := parseFlags(fs, args, os.LookupEnv)
@@ -54,7 +55,7 @@ func runBenchSoak(ctx context.Context, s *stdio, args []string) int {
 		fmt.Fprintln(s.err, "mmgate bench soak:", err)
 		return 1
 	}
-	cfg.Binary, cfg.TmpfsBytes, cfg.CacheBytes, cfg.ShmBudget = exe, int64(tmpfs), int64(cache), int64(shmBudget)
+	cfg.Binary, cfg.TmpfsBytes, cfg.CacheBytes, cfg.ShmBudget, cfg.TensorBudget = exe, int64(tmpfs), int64(cache), int64(shmBudget), int64(tensors)
 	cfg.Log = s.err
 	rep, err := soak.Run(ctx, cfg)
 	if err != nil {

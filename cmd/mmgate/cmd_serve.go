@@ -23,6 +23,7 @@ import (
 	protocols "github.com/mmgate/mmgate/engine/builtin"
 	"github.com/mmgate/mmgate/family/builtin"
 	"github.com/mmgate/mmgate/internal/access"
+	"github.com/mmgate/mmgate/internal/admission"
 	"github.com/mmgate/mmgate/internal/config"
 	"github.com/mmgate/mmgate/internal/cpupool"
 	"github.com/mmgate/mmgate/internal/demomodel"
@@ -39,6 +40,7 @@ import (
 type serveFlags struct {
 	embeddedFlags
 	fleetFlags
+	admissionFlags
 	limits          limitFlags
 	listen          string
 	model           string
@@ -138,6 +140,7 @@ func (f *serveFlags) register(fs *flag.FlagSet) {
 	f.registerEmbedded(fs)
 	f.fleetFlags.register(fs)
 	f.limits.register(fs)
+	f.admissionFlags.register(fs)
 	fs.IntVar(&f.heavyNice, "heavy-nice", 10, "nice value (1-19) of the threads that decode and preprocess media when --heavy-idle=false; 0 keeps the process priority on those threads; -1 runs that work on ordinary goroutines (and --heavy-idle is ignored)")
 	fs.BoolVar(&f.heavyIdle, "heavy-idle", true, "run the media threads under the kernel's SCHED_IDLE policy, so that text requests and token streaming preempt them at once; on a machine shared with other busy processes, false (a nice value) keeps media work from waiting on them")
 	fs.Var(&f.apiKeys, "api-key", "API `KEY` clients must send as \"Authorization: Bearer KEY\" on /v1/ routes (repeatable)")
@@ -324,13 +327,17 @@ func serve(ctx context.Context, s *stdio, f *serveFlags, c *serveConfig, log *sl
 	if f.renderOnly {
 		return serveRenderOnly(ctx, f, c, log, reg, cpu, heavy)
 	}
-	modelDir, stopWorker, err := serveEmbedded(f, c, tmp, heavy, log)
+	ctl, basis, err := f.newAdmission(f.limits.queueTimeout, reg)
+	if err != nil {
+		return err
+	}
+	modelDir, prune, stopWorker, err := serveEmbedded(f, c, tmp, heavy, log)
 	if err != nil {
 		return err
 	}
 	defer stopWorker()
 
-	pool, stopJanitor, err := startShm(f, c, reg, log)
+	pool, stopJanitor, err := startShm(f, c, reg, log, ctl.Holder("shm_reuse"), prune)
 	if err != nil {
 		return err
 	}
@@ -352,6 +359,7 @@ func serve(ctx context.Context, s *stdio, f *serveFlags, c *serveConfig, log *sl
 		Engine: eng, Pool: pool, Fetcher: fetcher, Decoder: imageprep.ScratchDecoder(dec), Video: vdec,
 		Families: builtin.New(), ModelDir: modelDir, BundleDir: filepath.Join(tmp, "bundles"),
 		CacheBytes: zeroOff(int64(f.cacheBytes)), CPU: cpu, MediaOrder: c.order, MaxMediaItems: f.maxItems,
+		Admission: ctl, InlineCopies: inlineCopies(f.embedded),
 		Exact: media.Exact(), Heavy: heavy, Registerer: reg, Logger: log,
 	})
 	if err != nil {
@@ -362,7 +370,7 @@ func serve(ctx context.Context, s *stdio, f *serveFlags, c *serveConfig, log *sl
 		return err
 	}
 	announce := func() {
-		logConfig(log, f, c, modelDir, pool)
+		logConfig(log, f, c, modelDir, pool, basis)
 		if f.embedded {
 			demomodel.PrintExample(s.err, f.listen, c.httpTLS != nil, tmp)
 		}
@@ -380,13 +388,17 @@ func serve(ctx context.Context, s *stdio, f *serveFlags, c *serveConfig, log *sl
 }
 
 // startShm opens the shared-memory pool and starts its janitor, which the
-// returned function stops.
-func startShm(f *serveFlags, c *serveConfig, reg prometheus.Registerer, log *slog.Logger) (*shm.Pool, func(), error) {
+// returned function stops. The idle segments kept for reuse count in the
+// tensor memory budget through idle, which takes them back when a request
+// waits for room; prune, when set, drops the embedded worker's mappings of
+// segments the pool removed.
+func startShm(f *serveFlags, c *serveConfig, reg prometheus.Registerer, log *slog.Logger, idle *admission.Holder, prune func()) (*shm.Pool, func(), error) {
 	pool, err := shm.New(shm.Options{Dir: f.shmDir, TTL: f.shmTTL, SweepInterval: f.shmSweep, Budget: int64(f.shmBudget), Registerer: reg, Logger: log,
-		ShareWithGroup: c.shmGID >= 0, GID: max(c.shmGID, 0)})
+		ShareWithGroup: c.shmGID >= 0, GID: max(c.shmGID, 0), OnIdleBytes: idle.Set, OnRemoved: prune})
 	if err != nil {
 		return nil, nil, err
 	}
+	idle.OnReclaim(pool.TrimIdle)
 	ctx, stop := context.WithCancel(context.Background())
 	go pool.RunJanitor(ctx)
 	return pool, stop, nil
@@ -432,8 +444,9 @@ func startEngine(f *serveFlags, c *serveConfig, modelDir string, pool *shm.Pool,
 
 // logConfig logs the effective configuration once: every flag's value
 // and what start-up resolved (serveFacts).
-func logConfig(log *slog.Logger, f *serveFlags, c *serveConfig, modelDir string, pool *shm.Pool) {
-	log.LogAttrs(context.Background(), slog.LevelInfo, "mmgate serve", config.Effective(c.flags, serveFacts(f, c, modelDir, pool)...)...)
+func logConfig(log *slog.Logger, f *serveFlags, c *serveConfig, modelDir string, pool *shm.Pool, basis budgetBasis) {
+	facts := serveFacts(f, c, modelDir, pool, basis)
+	log.LogAttrs(context.Background(), slog.LevelInfo, "mmgate serve", config.Effective(c.flags, facts...)...)
 	for _, w := range pool.Probe().Warnings {
 		log.Warn("shared memory: " + w)
 	}
@@ -442,9 +455,9 @@ func logConfig(log *slog.Logger, f *serveFlags, c *serveConfig, modelDir string,
 // serveFacts are the gateway's settings resolved at start, logged with
 // the flags: the model folder and the workers in use, the model names
 // served before a worker reports them, the kubeconfig discovery reads, the
-// shared memory found, whether pixels are exact, how many API keys and
-// whether TLS.
-func serveFacts(f *serveFlags, c *serveConfig, modelDir string, pool *shm.Pool) []slog.Attr {
+// shared memory found, the tensor memory budget and where it comes from,
+// whether pixels are exact, how many API keys and whether TLS.
+func serveFacts(f *serveFlags, c *serveConfig, modelDir string, pool *shm.Pool, basis budgetBasis) []slog.Attr {
 	urls := make([]string, len(c.workers))
 	for i, w := range c.workers {
 		urls[i] = w.URL
@@ -457,6 +470,7 @@ func serveFacts(f *serveFlags, c *serveConfig, modelDir string, pool *shm.Pool) 
 		slog.Int64("shm_budget", pr.Budget), slog.String("shm_namespace_id", pr.NamespaceID), slog.Bool("decoders_exact", media.Exact()),
 		slog.Int("api_keys", len(c.apiKeys)), slog.Bool("tls", c.httpTLS != nil), slog.Bool("worker_tls_client_cert", f.workerTLSCert != ""),
 	}
+	facts = append(facts, basis.facts()...)
 	if f.discovery {
 		facts = append(facts, slog.String("kubeconfig", f.kubeconfigFile()))
 	}

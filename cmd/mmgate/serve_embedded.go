@@ -14,6 +14,7 @@ import (
 	"github.com/mmgate/mmgate/internal/demomodel"
 	"github.com/mmgate/mmgate/internal/listen"
 	"github.com/mmgate/mmgate/refworker"
+	"github.com/mmgate/mmgate/shm"
 )
 
 // embeddedFlags are settings of the embedded worker beyond serveFlags.
@@ -39,54 +40,72 @@ func (e *embeddedFlags) validate() error {
 
 // serveEmbedded starts the embedded worker when asked (on the demo model
 // unless --model is given) and adds it to the workers. It returns the
-// model folder and the function that stops the worker.
-func serveEmbedded(f *serveFlags, c *serveConfig, tmp string, heavy *cpupool.Pool, log *slog.Logger) (string, func(), error) {
+// model folder, the function that drops the worker's kept mappings of
+// removed segments (nil without an embedded worker; shm.Reader.Prune) and
+// the one that stops the worker.
+func serveEmbedded(f *serveFlags, c *serveConfig, tmp string, heavy *cpupool.Pool, log *slog.Logger) (string, func(), func(), error) {
 	modelDir := f.model
 	if !f.embedded {
-		return modelDir, func() {}, nil
+		return modelDir, nil, func() {}, nil
 	}
 	if modelDir == "" {
 		var err error
 		if modelDir, err = demomodel.Materialize(tmp); err != nil {
-			return "", nil, err
+			return "", nil, nil, err
 		}
 	}
-	stop, url, err := startEmbeddedWorker(modelDir, tmp, f, heavyRunner(heavy), log)
+	w, err := startEmbeddedWorker(modelDir, tmp, f, heavyRunner(heavy), log)
 	if err != nil {
-		return "", nil, fmt.Errorf("embedded worker: %w", err)
+		return "", nil, nil, fmt.Errorf("embedded worker: %w", err)
 	}
-	w := c.worker
-	w.URL, w.TLS = url, nil
-	c.workers = append(c.workers, w)
-	return modelDir, stop, nil
+	wc := c.worker
+	wc.URL, wc.TLS = w.url, nil
+	c.workers = append(c.workers, wc)
+	return modelDir, w.reader.Prune, w.stop, nil
+}
+
+// embeddedWorker is a reference worker running in this process, with the
+// shared-memory reader it reads through (this process's own, so that the
+// gateway's pool can have it drop mappings of segments it removed).
+type embeddedWorker struct {
+	url    string
+	reader *shm.Reader
+	stop   func()
 }
 
 // startEmbeddedWorker runs a reference worker inside this process on a unix
-// socket under dir, sharing the gateway's shared-memory directory. It
-// returns a stop function and the worker's URL.
+// socket under dir, sharing the gateway's shared-memory directory.
 //
 // The worker serves --embedded-protocol. With TokenSpeed it keeps the
 // segments it reads (the gateway's pool owns them and refills them; see
 // shm.Route.Reuse) unless --embedded-keep-shm=false; with the other
 // protocols, which cannot advertise that, it unlinks them as their real
 // servicers do.
-func startEmbeddedWorker(modelDir, dir string, f *serveFlags, heavy func(context.Context, func()) error, log *slog.Logger) (func(), string, error) {
+func startEmbeddedWorker(modelDir, dir string, f *serveFlags, heavy func(context.Context, func()) error, log *slog.Logger) (*embeddedWorker, error) {
 	sock := filepath.Join(dir, "worker.sock")
 	keep := f.embeddedFlags.keepShm && f.embeddedFlags.protocol == refworker.TokenSpeed
+	wlog := log.With("component", "embedded-worker")
+	reader, err := shm.NewReader(shm.ReaderOptions{Dir: f.shmDir, KeepFiles: keep, Logger: wlog})
+	if err != nil {
+		return nil, err
+	}
 	w, err := refworker.Open(refworker.ProcessOptions{
 		Options: refworker.Options{Protocol: f.embeddedFlags.protocol, ModelDir: modelDir, Fingerprint: refworker.Fingerprint(f.embeddedFP),
-			Encode: heavy, Version: "mmgate-" + version, Logger: log.With("component", "embedded-worker")},
+			Encode: heavy, Version: "mmgate-" + version, Logger: wlog, Reader: reader},
 		ShmDir: f.shmDir, KeepShm: keep, MaxMessageSize: int(f.maxMessageSize),
 	})
 	if err != nil {
-		return nil, "", err
+		reader.Close()
+		return nil, err
 	}
+	stop := func() { w.Stop(5 * time.Second); reader.Close() }
 	lis, err := listen.Open("unix://" + sock)
 	if err != nil {
 		w.Stop(0)
-		return nil, "", err
+		reader.Close()
+		return nil, err
 	}
 	go w.Serve(lis)
 	log.Info("embedded reference worker started", "protocol", w.Protocol(), "socket", sock, "model", modelDir, "served_model_name", w.ServedModelName(), "fingerprint", f.embeddedFP, "keep_shm", keep)
-	return func() { w.Stop(5 * time.Second) }, "unix://" + sock, nil
+	return &embeddedWorker{url: "unix://" + sock, reader: reader, stop: stop}, nil
 }

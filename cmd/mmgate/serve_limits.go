@@ -7,6 +7,7 @@ import (
 	"net/netip"
 	"time"
 
+	"github.com/mmgate/mmgate/internal/admission"
 	"github.com/mmgate/mmgate/internal/limits"
 	"github.com/mmgate/mmgate/internal/server"
 )
@@ -41,7 +42,7 @@ func (f *limitFlags) register(fs *flag.FlagSet) {
 	fs.DurationVar(&f.bodyGrace, "body-rate-grace", server.DefaultBodyRateGrace, "head start of a request body before --body-min-rate applies")
 	fs.IntVar(&f.maxUploads, "max-uploads", server.DefaultMaxUploads, "requests whose bodies are being received (or wait for a processing slot) at once; over it: 429")
 	fs.Var(&f.maxUploadBytes, "max-upload-bytes", "memory held by the bodies of those requests; over it: 429")
-	fs.DurationVar(&f.queueTimeout, "queue-timeout", 0, "how long a request whose body is in waits for a processing slot when --max-in-flight are taken, then 503 (0: no queue, 429 at once)")
+	fs.DurationVar(&f.queueTimeout, "queue-timeout", 0, fmt.Sprintf("how long a request whose body is in waits for a processing slot when --max-in-flight are taken, and a request with media for tensor memory (--max-tensor-bytes-in-flight), then 503 (0: no queue for a slot, 429 at once; tensor memory waits %v)", admission.DefaultTimeout))
 	fs.DurationVar(&f.stallTimeout, "client-stall-timeout", server.DefaultClientStallTimeout, "a response the client takes nothing of for this long is cut: connection closed, generation aborted, slot freed (0: no limit)")
 	fs.IntVar(&f.clientInFlight, "client-max-in-flight", 0, "requests at once per client (API key, else client address); over it: 429 (0: no limit)")
 	fs.Float64Var(&f.clientRate, "client-rate", 0, "requests per second per client, a token bucket; over it: 429 with Retry-After (0: no limit)")

@@ -19,11 +19,12 @@ import (
 // secret.
 func TestServeConfigLog(t *testing.T) {
 	args := []string{"--worker", "grpc://w:1", "--api-key", "sekret-a", "--api-key", "sekret-b", "--trusted-proxy", "10.0.0.0/8", "--no-exif"}
-	line, got, fs, budget := serveLogLine(t, args)
+	l := serveLogLine(t, args)
+	line, got := l.line, l.got
 	if strings.Contains(line, "sekret") {
 		t.Errorf("an API key is in the log: %s", line)
 	}
-	fs.VisitAll(func(fl *flag.Flag) {
+	l.fs.VisitAll(func(fl *flag.Flag) {
 		if _, ok := got[config.LogKey(fl)]; !ok {
 			t.Errorf("--%s is not in the log (key %s)", fl.Name, config.LogKey(fl))
 		}
@@ -41,6 +42,8 @@ func TestServeConfigLog(t *testing.T) {
 		"max_header_bytes", "send_buffer_bytes", "served_model_names", "service_discovery", "selectors",
 		"service_discovery_namespace", "service_discovery_port", "kubeconfig", "cache_threshold",
 		"balance_abs_threshold", "balance_rel_threshold", "max_tree_size", "max_tree_age", "session_header",
+		"max_tensor_bytes_in_flight", "max_tensor_bytes_in_flight_source", "machine_memory",
+		"max_request_tensor_bytes", "tensor_memory_wait",
 	} {
 		if _, ok := got[k]; !ok {
 			t.Errorf("%s is not in the log", k)
@@ -50,7 +53,8 @@ func TestServeConfigLog(t *testing.T) {
 	proxies, _ := got["trusted_proxies"].([]any)
 	if got["model"] != "/models/demo" || !slices.Equal(workers, []any{"grpc://w:1"}) || got["api_keys"] != 2.0 ||
 		got["exif"] != false || got["no_exif"] != true || got["max_body_bytes"] != float64(64<<20) ||
-		got["shm_budget"] != float64(budget) || !slices.Equal(proxies, []any{"10.0.0.0/8"}) {
+		got["shm_budget"] != float64(l.shmBudget) || !slices.Equal(proxies, []any{"10.0.0.0/8"}) ||
+		got["max_tensor_bytes_in_flight"] != float64(l.tensorBudget) || got["max_request_tensor_bytes"] != float64(l.tensorBudget) {
 		t.Errorf("values: %s", line)
 	}
 	names, _ := got["served_model_names"].([]any)
@@ -64,7 +68,8 @@ func TestServeConfigLog(t *testing.T) {
 func TestServeConfigLogDiscovery(t *testing.T) {
 	t.Setenv("KUBECONFIG", "/etc/kube/config")
 	args := []string{"--service-discovery", "--selector", "app=worker", "--policy", "cache_aware", "--served-model-name", "qwen"}
-	line, got, _, _ := serveLogLine(t, args)
+	l := serveLogLine(t, args)
+	line, got := l.line, l.got
 	selectors, _ := got["selectors"].([]any)
 	names, _ := got["served_model_names"].([]any)
 	if got["kubeconfig"] != "/etc/kube/config" || got["service_discovery"] != true || !slices.Equal(selectors, []any{"app=worker"}) ||
@@ -73,11 +78,20 @@ func TestServeConfigLogDiscovery(t *testing.T) {
 	}
 }
 
+// logLine is the effective-configuration line of serve as text and
+// decoded, with the FlagSet it was parsed with and the budgets start-up
+// resolved (the shared memory the pool probed, the tensor memory budget).
+type logLine struct {
+	line                    string
+	got                     map[string]any
+	fs                      *flag.FlagSet
+	shmBudget, tensorBudget int64
+}
+
 // serveLogLine parses args as serve's flags and returns the
 // effective-configuration line logConfig writes for them (model folder
-// /models/demo), as text and decoded, with the FlagSet and the
-// shared-memory budget the pool probed.
-func serveLogLine(t *testing.T, args []string) (string, map[string]any, *flag.FlagSet, int64) {
+// /models/demo).
+func serveLogLine(t *testing.T, args []string) logLine {
 	t.Helper()
 	var errb bytes.Buffer
 	fs := newFlagSet(&stdio{err: &errb}, "serve", "serve")
@@ -97,12 +111,16 @@ func serveLogLine(t *testing.T, args []string) (string, map[string]any, *flag.Fl
 		t.Fatal(err)
 	}
 	defer pool.Close()
+	ctl, basis, err := f.newAdmission(0, nil)
+	if err != nil || ctl.Budget() <= 0 {
+		t.Fatalf("tensor memory budget: %v", err)
+	}
 	var buf bytes.Buffer
-	logConfig(slog.New(slog.NewJSONHandler(&buf, nil)), &f, c, "/models/demo", pool)
-	line, _, _ := strings.Cut(buf.String(), "\n")
-	var got map[string]any
-	if err := json.Unmarshal([]byte(line), &got); err != nil {
+	logConfig(slog.New(slog.NewJSONHandler(&buf, nil)), &f, c, "/models/demo", pool, basis)
+	l := logLine{fs: fs, shmBudget: pool.Probe().Budget, tensorBudget: ctl.Budget()}
+	l.line, _, _ = strings.Cut(buf.String(), "\n")
+	if err := json.Unmarshal([]byte(l.line), &l.got); err != nil {
 		t.Fatal(err)
 	}
-	return line, got, fs, pool.Probe().Budget
+	return l
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/mmgate/mmgate/chattemplate"
 	"github.com/mmgate/mmgate/engine"
+	"github.com/mmgate/mmgate/internal/admission"
 	"github.com/mmgate/mmgate/internal/limits"
 	"github.com/mmgate/mmgate/media"
 	"github.com/mmgate/mmgate/media/fetch"
@@ -76,6 +77,7 @@ type rule struct {
 // rules are checked in order; the first errors.Is match wins.
 var rules = []rule{
 	{ErrUnauthorized, http.StatusUnauthorized, TypeAuthentication, "invalid_api_key"},
+	{admission.ErrTooLarge, http.StatusRequestEntityTooLarge, TypeInvalidRequest, "too_large"},
 	{limits.ErrBodyTimeout, http.StatusRequestTimeout, TypeInvalidRequest, "request_timeout"},
 	{limits.ErrRateLimited, http.StatusTooManyRequests, "rate_limit_error", "rate_limit_exceeded"},
 	{limits.ErrFull, http.StatusTooManyRequests, "overloaded", "overloaded"},
@@ -120,7 +122,8 @@ var rules = []rule{
 	{context.DeadlineExceeded, http.StatusGatewayTimeout, "timeout", "timeout"},
 }
 
-// retryAfter is an error that advises when to try again (*limits.Refusal).
+// retryAfter is an error that advises when to try again (*limits.Refusal,
+// *admission.Refusal).
 type retryAfter interface {
 	RetryAfter() time.Duration
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/mmgate/mmgate/chattemplate"
 	"github.com/mmgate/mmgate/engine"
+	"github.com/mmgate/mmgate/internal/admission"
 	"github.com/mmgate/mmgate/internal/limits"
 	"github.com/mmgate/mmgate/media"
 	"github.com/mmgate/mmgate/media/fetch"
@@ -58,6 +59,8 @@ func TestFrom(t *testing.T) {
 		{wrap(&limits.Refusal{Kind: limits.ErrRateLimited, Msg: "rate"}), 429, "rate_limit_exceeded"},
 		{wrap(&limits.Refusal{Kind: limits.ErrFull, Msg: "full"}), 429, "overloaded"},
 		{wrap(&limits.Refusal{Kind: limits.ErrQueueTimeout, Msg: "queue"}), 503, "queue_timeout"},
+		{wrap(&admission.Refusal{Kind: admission.ErrTooLarge, Reason: admission.ReasonTooLarge, Planned: 2, Allowed: 1}), 413, "too_large"},
+		{wrap(&admission.Refusal{Kind: admission.ErrQueueTimeout, Reason: admission.ReasonQueueTimeout}), 503, "queue_timeout"},
 		{errors.New("something else"), 500, "internal_error"},
 	}
 	for _, c := range cases {

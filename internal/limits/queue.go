@@ -24,6 +24,13 @@ type QueueOptions struct {
 	Reason, What string
 	// RetryAfter is the advice given with refusals (default 1 s).
 	RetryAfter time.Duration
+	// Reclaim, when set, is called by the request at the head of the
+	// queue while it lacks room, with the weight it lacks (without the
+	// queue's lock held), so that whatever holds weight beside the
+	// queue's requests (Take) can give some back (Release). It is called
+	// when the request starts waiting at the head, becomes the head, or
+	// still lacks room after weight was given back.
+	Reclaim func(lack int64)
 }
 
 // QueueStats is a Queue's state at one moment.
@@ -48,10 +55,12 @@ type Queue struct {
 	waitWeight int64
 }
 
-// waiter is one request in the queue; ready is closed once it is granted.
+// waiter is one request in the queue; ready is closed once it is granted;
+// nudge tells the head that lacks room to call Reclaim again.
 type waiter struct {
 	n          int64
 	ready      chan struct{}
+	nudge      chan struct{}
 	granted    bool
 	prev, next *waiter
 }
@@ -100,21 +109,25 @@ func (q *Queue) Acquire(ctx context.Context, n int64) error {
 		q.mu.Unlock()
 		return q.full(n)
 	}
-	w := &waiter{n: n, ready: make(chan struct{})}
+	w := &waiter{n: n, ready: make(chan struct{}), nudge: make(chan struct{}, 1)}
 	q.push(w)
 	q.mu.Unlock()
 
 	t := time.NewTimer(q.o.Timeout)
 	defer t.Stop()
 	var err error
-	select {
-	case <-w.ready:
-		return nil
-	case <-t.C:
-		err = &Refusal{Kind: ErrQueueTimeout, Reason: ReasonQueueTimeout, Retry: q.o.RetryAfter,
-			Msg: fmt.Sprintf("the gateway is at its limit of %d %s and none came free within %v", q.o.Capacity, q.o.What, q.o.Timeout)}
-	case <-ctx.Done():
-		err = fmt.Errorf("limits: waiting for %s: %w", q.o.What, ctx.Err())
+	for err == nil {
+		q.reclaim(w)
+		select {
+		case <-w.ready:
+			return nil
+		case <-w.nudge:
+		case <-t.C:
+			err = &Refusal{Kind: ErrQueueTimeout, Reason: ReasonQueueTimeout, Retry: q.o.RetryAfter,
+				Msg: fmt.Sprintf("the gateway is at its limit of %d %s and none came free within %v", q.o.Capacity, q.o.What, q.o.Timeout)}
+		case <-ctx.Done():
+			err = fmt.Errorf("limits: waiting for %s: %w", q.o.What, ctx.Err())
+		}
 	}
 	q.mu.Lock()
 	defer q.mu.Unlock()
@@ -139,7 +152,30 @@ func (q *Queue) full(n int64) *Refusal {
 	return &Refusal{Kind: ErrFull, Reason: q.o.Reason, Msg: msg, Retry: q.o.RetryAfter}
 }
 
-// Release gives back n taken by TryAcquire or Acquire.
+// reclaim calls Reclaim with what w lacks, when w heads the queue.
+func (q *Queue) reclaim(w *waiter) {
+	if q.o.Reclaim == nil {
+		return
+	}
+	q.mu.Lock()
+	lack := q.used + w.n - q.o.Capacity
+	head := q.head == w && !w.granted
+	q.mu.Unlock()
+	if head && lack > 0 {
+		q.o.Reclaim(lack)
+	}
+}
+
+// Take takes n at once, whether or not it fits and whoever waits: weight
+// already in use that must count (memory a cache holds). The caller gives
+// it back with Release.
+func (q *Queue) Take(n int64) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.used += n
+}
+
+// Release gives back n taken by TryAcquire, Acquire or Take.
 func (q *Queue) Release(n int64) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
@@ -157,13 +193,20 @@ func (q *Queue) Stats() QueueStats {
 	return QueueStats{Capacity: q.o.Capacity, InUse: q.used, Waiting: q.waiting, WaitingWeight: q.waitWeight}
 }
 
-// grant admits waiters from the head while they fit. Called with mu held.
+// grant admits waiters from the head while they fit, and nudges a head
+// that does not (see Reclaim). Called with mu held.
 func (q *Queue) grant() {
 	for w := q.head; w != nil && q.used+w.n <= q.o.Capacity; w = q.head {
 		q.used += w.n
 		w.granted = true
 		q.remove(w)
 		close(w.ready)
+	}
+	if w := q.head; w != nil && q.o.Reclaim != nil {
+		select {
+		case w.nudge <- struct{}{}:
+		default:
+		}
 	}
 }
 

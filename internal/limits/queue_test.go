@@ -230,3 +230,47 @@ func TestQueueConcurrent(t *testing.T) {
 		t.Fatalf("stats %+v, peak %d", s, top)
 	}
 }
+
+// TestQueueTakeAndReclaim: weight taken beside the requests counts; the
+// head that lacks room asks for what it lacks, again after a release
+// that is not enough, and is admitted once it is given back.
+func TestQueueTakeAndReclaim(t *testing.T) {
+	var (
+		mu    sync.Mutex
+		asked []int64
+		q     *Queue
+	)
+	held := int64(6)
+	q = newQueue(t, QueueOptions{Capacity: 10, Timeout: time.Minute, Reclaim: func(lack int64) {
+		mu.Lock()
+		asked = append(asked, lack)
+		give := min(lack, held, 2) // two at a time
+		held -= give
+		mu.Unlock()
+		if give > 0 {
+			q.Release(give)
+		}
+	}})
+	q.Take(6)
+	if q.TryAcquire(5) {
+		t.Fatal("TryAcquire passed weight taken beside it")
+	}
+	done := make(chan error, 1)
+	go func() { done <- q.Acquire(context.Background(), 8) }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("not admitted after reclaiming")
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if held != 2 || len(asked) != 2 || asked[0] != 4 || asked[1] != 2 {
+		t.Errorf("held %d, asked %v: want 4 then 2 asked, 2 left", held, asked)
+	}
+	if st := q.Stats(); st.InUse != 10 || st.Waiting != 0 {
+		t.Errorf("%+v", st)
+	}
+}

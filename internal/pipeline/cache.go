@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"sync"
 
+	"github.com/mmgate/mmgate/internal/admission"
 	"github.com/mmgate/mmgate/tensor"
 	"github.com/mmgate/mmgate/vision"
 )
@@ -32,8 +33,15 @@ type cached struct {
 // bounded record of keys seen once is kept), so that a stream of distinct
 // images costs no copies into the cache; repeated images are cached from
 // their second request on.
+//
+// With a memory budget (hold, counting the cache's bytes in the tensor
+// memory budget of package admission) a tensor is stored only when it fits
+// there without delaying a request, and the budget takes cached tensors
+// back, least recently used first, when a request waits for room
+// (reclaim).
 type tensorCache struct {
 	budget int64
+	hold   *admission.Holder
 
 	mu    sync.Mutex
 	used  int64
@@ -51,8 +59,10 @@ type cacheEntry struct {
 	val cached
 }
 
-func newTensorCache(budget int64) *tensorCache {
-	return &tensorCache{budget: budget, ll: list.New(), items: map[string]*list.Element{}, seen: map[string]struct{}{}}
+func newTensorCache(budget int64, hold *admission.Holder) *tensorCache {
+	c := &tensorCache{budget: budget, hold: hold, ll: list.New(), items: map[string]*list.Element{}, seen: map[string]struct{}{}}
+	hold.OnReclaim(c.reclaim)
+	return c
 }
 
 // get returns the entry for key and marks it recently used.
@@ -104,16 +114,40 @@ func (c *tensorCache) put(key string, val cached) bool {
 		c.ll.MoveToFront(e)
 		return true
 	}
+	if !c.hold.TryAdd(int64(len(val.data))) {
+		return false
+	}
 	c.items[key] = c.ll.PushFront(&cacheEntry{key: key, val: val})
 	c.used += int64(len(val.data))
 	for c.used > c.budget {
-		last := c.ll.Back()
-		ent := last.Value.(*cacheEntry)
-		c.ll.Remove(last)
-		delete(c.items, ent.key)
-		c.used -= int64(len(ent.val.data))
+		c.evictLocked()
 	}
 	return true
+}
+
+// reclaim evicts the least recently used entries until want bytes are
+// freed or the cache is empty, and returns the bytes freed (the memory
+// budget's reclaim function).
+func (c *tensorCache) reclaim(want int64) int64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var freed int64
+	for freed < want && c.ll.Len() > 0 {
+		freed += c.evictLocked()
+	}
+	return freed
+}
+
+// evictLocked drops the least recently used entry and returns its bytes.
+func (c *tensorCache) evictLocked() int64 {
+	last := c.ll.Back()
+	ent := last.Value.(*cacheEntry)
+	c.ll.Remove(last)
+	delete(c.items, ent.key)
+	n := int64(len(ent.val.data))
+	c.used -= n
+	c.hold.Add(-n)
+	return n
 }
 
 // usage is the bytes and entries held.

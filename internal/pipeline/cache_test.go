@@ -8,7 +8,7 @@ import (
 )
 
 func TestTensorCache(t *testing.T) {
-	c := newTensorCache(100)
+	c := newTensorCache(100, nil)
 	val := func(n int) cached { return cached{plan: vision.Plan{Rows: n}, data: make([]byte, n)} }
 	if c.admit("a") {
 		t.Fatal("admitted on first sight")

@@ -22,14 +22,15 @@ func (p *Pipeline) Chat(ctx context.Context, req *openai.ChatRequest, rid string
 	st := &gatewayStage{p: p, rid: rid, times: &stageTimes{}, key: routingKey(ctx, req)}
 	r, err := p.front.chat(ctx, req, st)
 	if err == nil {
-		err = st.route(r)
+		err = st.process(ctx, r)
 	}
 	if err != nil {
 		st.release()
 		return nil, err
 	}
-	// Media bytes kept for the worker are needed until it has the request.
-	defer st.releaseRaw()
+	// The admission and the media bytes kept for the worker are held until
+	// the worker has the request.
+	defer st.sent()
 	forWorker(&r.Sampling, st.w, r.Assets)
 	gr := &protocol.Request{
 		ID:        workerRequestID(rid),

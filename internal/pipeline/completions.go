@@ -15,10 +15,8 @@ import (
 func (p *Pipeline) Completion(ctx context.Context, req *openai.CompletionRequest, rid string) (openai.Generation, error) {
 	st := &gatewayStage{p: p, rid: rid, times: &stageTimes{}, key: routing.RoutingKey(routing.SessionKey(ctx), req.Prompt)}
 	r, err := p.front.completion(ctx, req, st)
-	if err == nil {
-		err = st.route(r)
-	}
 	if err != nil {
+		st.release()
 		return nil, err
 	}
 	forWorker(&r.Sampling, st.w, r.Assets)

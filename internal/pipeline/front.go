@@ -31,8 +31,9 @@ type Rendered struct {
 	// in several).
 	prompt.Result
 	// Media are the items in prompt order as the engine takes them: content
-	// hash, pad runs, structural range, pad token, side tensors, and from
-	// the gateway's stage the encoder input placed for its worker.
+	// hash, pad runs, structural range, pad token, side tensors, and once
+	// the gateway has processed them the encoder input placed for its
+	// worker.
 	Media []protocol.MediaItem
 	// Layouts are the items' expansions as the prompt was laid out, in
 	// prompt order.
@@ -54,20 +55,26 @@ type models interface {
 	assetsFor(ctx context.Context, model string) (*Assets, error)
 }
 
-// mediaStage is what the caller does with a request's media items: the
-// gateway fetches, decodes and preprocesses each straight into its
-// destination for the worker it picked; render fetches and reads headers
-// to plan. A stage serves one request.
+// mediaStage is what the caller does with a request's media items. Both
+// stages fetch, hash and plan each item from its headers (the prober)
+// before the prompt is rendered; with the rendered prompt the gateway
+// admits the request by its planned bytes and picks its worker (then,
+// after the front half, processes each item into that worker's
+// destination: gatewayStage.process); render does nothing more. A stage
+// serves one request.
 type mediaStage interface {
 	// begin is called once the request's media items are known (plan is
-	// nil for a completion), before any is fetched: the gateway picks its
-	// worker here, the capability check. It returns the context length
-	// to budget against (0: the model's own).
-	begin(ctx context.Context, model string, a *Assets, plan *prompt.Plan) (ctxLen int, err error)
+	// nil for a completion), before any is fetched: the gateway's
+	// capability check.
+	begin(ctx context.Context, model string, a *Assets, plan *prompt.Plan) error
 	// media fetches and plans the request's items, returned in prompt
-	// order (the gateway also fills their tensors, placed as its worker's
-	// protocol wants them). Items are worked on in parallel.
+	// order. Items are worked on in parallel.
 	media(ctx context.Context, a *Assets, plan *prompt.Plan, ov overrides) ([]prepared, error)
+	// route is called with the rendered prompt (its ids and the items'
+	// hashes) and the planned items: the gateway admits the request and
+	// picks its worker here. It returns the context length to budget
+	// against (0: the model's own).
+	route(ctx context.Context, r *Rendered, items []prepared) (ctxLen int, err error)
 	// observe records a stage's wall time.
 	observe(stage string, d time.Duration)
 }
@@ -123,8 +130,7 @@ func (f *front) chat(ctx context.Context, req *openai.ChatRequest, st mediaStage
 	if err != nil {
 		return nil, err
 	}
-	ctxLen, err := st.begin(ctx, model, a, plan)
-	if err != nil {
+	if err := st.begin(ctx, model, a, plan); err != nil {
 		return nil, err
 	}
 	items, err := st.media(ctx, a, plan, ov)
@@ -141,6 +147,10 @@ func (f *front) chat(ctx context.Context, req *openai.ChatRequest, st mediaStage
 	r := &Rendered{Model: model, Assets: a, Result: *res, Media: mediaItems(items, res, a, exp), Layouts: exp}
 	if f.budget == noBudget {
 		return r, nil
+	}
+	ctxLen, err := st.route(ctx, r, items)
+	if err != nil {
+		return nil, err
 	}
 	if r.Sampling, err = sampling(&req.Params, len(res.IDs), orModel(ctxLen, a), a.EOS, f.budget); err != nil {
 		return nil, err
@@ -166,11 +176,14 @@ func (f *front) completion(ctx context.Context, req *openai.CompletionRequest, s
 		return nil, err
 	}
 	st.observe("tokenize", time.Since(t0))
-	ctxLen, err := st.begin(ctx, model, a, nil)
-	if err != nil {
+	if err := st.begin(ctx, model, a, nil); err != nil {
 		return nil, err
 	}
 	r := &Rendered{Model: model, Assets: a, Result: prompt.Result{Text: text, IDs: ids, Placeholders: []prompt.Placeholder{}}}
+	ctxLen, err := st.route(ctx, r, nil)
+	if err != nil {
+		return nil, err
+	}
 	if r.Sampling, err = sampling(req.Params, len(ids), orModel(ctxLen, a), a.EOS, f.budget); err != nil {
 		return nil, err
 	}

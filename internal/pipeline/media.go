@@ -11,28 +11,35 @@ import (
 
 	"github.com/mmgate/mmgate/engine/protocol"
 	"github.com/mmgate/mmgate/family"
-	"github.com/mmgate/mmgate/internal/cpupool"
 	"github.com/mmgate/mmgate/internal/imageprep"
+	"github.com/mmgate/mmgate/internal/videoprep"
 	"github.com/mmgate/mmgate/media/fetch"
+	"github.com/mmgate/mmgate/media/video"
 	"github.com/mmgate/mmgate/prompt"
 	"github.com/mmgate/mmgate/shm"
 	"github.com/mmgate/mmgate/tensor"
 	"github.com/mmgate/mmgate/vision"
 )
 
-// prepared is one media item ready for the worker.
+// prepared is one media item: planned from its headers by the probe, then
+// (gateway) processed into its destination for the picked worker.
 type prepared struct {
 	modality prompt.Modality
+	param    string // the request field it came from, for messages
 	plan     vision.Plan
-	video    *vision.VideoPlan    // videos only
-	hash     [32]byte             // prompt.ContentHash of the media bytes
-	key      string               // cache key: see mediaJob.identify
-	input    protocol.Tensor      // the encoder input
-	side     []family.NamedTensor // the family's side tensors of the item
-	path     shm.Path
-	// raw holds the media bytes for a protocol that wants them
-	// (Capabilities.RawMedia) until the request is sent; nil otherwise.
-	raw *fetch.Media
+	video    *vision.VideoPlan // videos only
+	probed   *video.Info       // videos only: the stream the plan was made from
+	hash     [32]byte          // prompt.ContentHash of the media bytes
+	key      string            // cache key: see identify
+	side     []family.NamedTensor
+	// media holds the bytes from the probe until the item is processed
+	// (gateway), and on until the request is sent for a protocol that
+	// wants them (Capabilities.RawMedia); nil otherwise. They may come
+	// from the request body's buffers, which must not outlive the request.
+	media *fetch.Media
+	// Set when processed: the encoder input as placed, and its path.
+	input protocol.Tensor
+	path  shm.Path
 }
 
 // item is the planned item as the model's family sees it.
@@ -43,14 +50,28 @@ func (pr *prepared) item() family.Item {
 	return family.ImageItem(pr.plan)
 }
 
-// releaseRaw gives back the media bytes kept for the worker: once its
-// request is sent (Engine.Generate returned), or when it failed before.
-// The bytes may come from the request body's buffers, which must not
-// outlive the request.
-func releaseRaw(items []prepared) {
+// bytes is the item's encoder input size in dt.
+func (pr *prepared) bytes(dt tensor.DType) int {
+	if pr.video != nil {
+		return pr.video.Bytes(dt)
+	}
+	return pr.plan.Bytes(dt)
+}
+
+// shape is the item's encoder input shape.
+func (pr *prepared) shape() []int {
+	if pr.video != nil {
+		return pr.video.Shape()
+	}
+	return pr.plan.Shape()
+}
+
+// releaseMedia gives back the items' media bytes: once processed (unless
+// the worker wants them), once the request is sent, or when it failed.
+func releaseMedia(items []prepared) {
 	for i := range items {
-		items[i].raw.Release()
-		items[i].raw = nil
+		items[i].media.Release()
+		items[i].media = nil
 	}
 }
 
@@ -79,9 +100,8 @@ func (s *stageTimes) snapshot() map[string]time.Duration {
 	return out
 }
 
-// mediaJob is what preparing a request's media needs: the model, where its
-// tensors go (dtype, route, the request's segments), its settings, and
-// whether the worker wants the media bytes too.
+// mediaJob is what processing a request's media needs: the model, where
+// its tensors go (dtype, route, the request's segments), its settings.
 type mediaJob struct {
 	a     *Assets
 	dt    tensor.DType
@@ -89,7 +109,6 @@ type mediaJob struct {
 	batch *shm.Batch
 	ov    vision.Overrides
 	vov   vision.VideoOverrides
-	raw   bool
 	times *stageTimes
 }
 
@@ -148,109 +167,10 @@ func (p *Pipeline) heavy(ctx context.Context, f func()) error {
 	return nil
 }
 
-func (p *Pipeline) prepareOne(ctx context.Context, j *mediaJob, item prompt.MediaItem) (pr prepared, err error) {
-	if err := checkImage(j.a, item); err != nil {
-		return prepared{}, err
-	}
-	// A data: URL is decoded with the heavy work (it is CPU, not waiting);
-	// other sources are fetched before taking a heavy slot.
-	var m *fetch.Media
-	inline := item.Scheme() == "data"
-	if !inline {
-		if m, err = p.fetch(ctx, item, j.times); err != nil {
-			return prepared{}, err
-		}
-	}
-	// The bytes go back to the fetcher once preprocessed (or refused):
-	// nothing computed from them keeps a reference, unless the worker
-	// wants them.
-	defer func() {
-		if err != nil || !j.raw {
-			m.Release()
-		}
-	}()
-	var buf *shm.Buffer
-	work := func() {
-		if inline {
-			if m, err = p.fetch(ctx, item, j.times); err != nil {
-				return
-			}
-		}
-		pr, buf, err = p.preprocess(ctx, j, item, m.Bytes)
-	}
-	if rerr := p.heavy(ctx, work); rerr != nil {
-		return prepared{}, rerr
-	}
-	if err != nil {
-		return prepared{}, err
-	}
-	if pr.input, err = placed(buf, j.a.Model.Layout(vision.Image).Primary, j.dt, pr.plan.Shape()); err != nil {
-		return prepared{}, err
-	}
-	pr.path = buf.Path()
-	pr.side = j.a.Model.SideTensors(pr.item())
-	if j.raw {
-		pr.raw = m
-	}
-	return pr, nil
-}
-
-// fetch gets an item's bytes and records the stage time.
-func (p *Pipeline) fetch(ctx context.Context, item prompt.MediaItem, times *stageTimes) (*fetch.Media, error) {
-	t0 := time.Now()
-	m, err := p.opts.Fetcher.Fetch(ctx, item.URL)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", item.Param, err)
-	}
-	p.observe(times, "fetch", time.Since(t0))
-	return m, nil
-}
-
 // observe records a stage time for the request and in the metrics.
 func (p *Pipeline) observe(times *stageTimes, stage string, d time.Duration) {
 	times.add(stage, d)
 	p.m.stage.WithLabelValues(stage).Observe(d.Seconds())
-}
-
-// preprocess hashes one item's bytes and fills its destination, from the
-// cache or by decoding and processing them.
-func (p *Pipeline) preprocess(ctx context.Context, j *mediaJob, item prompt.MediaItem, data []byte) (prepared, *shm.Buffer, error) {
-	pr := prepared{modality: item.Modality}
-	identify(&pr, data, imageSettings(j.ov))
-	key := tensorKey(pr.hash, j.a.ProcessorKey, j.ov, j.dt)
-
-	var buf *shm.Buffer
-	if c, ok := p.cache.get(key); ok {
-		p.m.cacheHits.Inc()
-		b, err := j.batch.Place(j.route, len(c.data), "image")
-		if err != nil {
-			return prepared{}, nil, err
-		}
-		cpupool.Copy(b.Bytes(), c.data)
-		pr.plan = c.plan
-		return pr, b, nil
-	}
-	p.m.cacheMiss.Inc()
-	res, err := j.a.Prep.Image(ctx, imageprep.Request{
-		Data: data, Overrides: j.ov, DType: j.dt,
-		Alloc: func(n int) ([]byte, error) {
-			b, err := j.batch.Place(j.route, n, "image")
-			if err != nil {
-				return nil, err
-			}
-			buf = b
-			return b.Bytes(), nil
-		},
-	})
-	if err != nil {
-		return prepared{}, nil, fmt.Errorf("%s: %w", item.Param, err)
-	}
-	pr.plan = res.Plan
-	p.observeImage(res.Timings, j.times)
-	if p.cache.admit(key) {
-		p.cache.put(key, cached{plan: res.Plan, data: cpupool.Clone(buf.Bytes())})
-	}
-	return pr, buf, nil
 }
 
 // observeImage records an image's stage times.
@@ -260,12 +180,26 @@ func (p *Pipeline) observeImage(t imageprep.Timings, times *stageTimes) {
 	p.observe(times, "normalize_patchify", t.NormalizePatchify)
 }
 
-// placed is the encoder input filled into buf (sealed when in shared
-// memory).
-func placed(buf *shm.Buffer, name string, dt tensor.DType, shape []int) (protocol.Tensor, error) {
-	p, err := buf.Payload(dt, shape)
-	if err != nil {
-		return protocol.Tensor{}, err
+// observeVideo records a video's stage times.
+func (p *Pipeline) observeVideo(t videoprep.Timings, times *stageTimes) {
+	p.observe(times, "decode", t.Decode)
+	p.observe(times, "resize", t.Resize)
+	p.observe(times, "normalize_patchify", t.NormalizePatchify)
+}
+
+// expansions lays each item out in the prompt as the model's family says.
+func expansions(items []prepared, a *Assets) []prompt.Expansion {
+	exp := make([]prompt.Expansion, len(items))
+	for i := range items {
+		exp[i] = a.Model.Expansion(items[i].item())
 	}
-	return protocol.Tensor{Name: name, DType: dt, Shape: shape, Payload: p}, nil
+	return exp
+}
+
+// modalityOf is the vision modality of a planned item.
+func modalityOf(m prompt.Modality) vision.Modality {
+	if m == prompt.Video {
+		return vision.Video
+	}
+	return vision.Image
 }

@@ -15,7 +15,7 @@ func newMetrics(reg prometheus.Registerer, c *tensorCache) (*metrics, error) {
 	m := &metrics{
 		stage: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Name:    "mmgate_stage_duration_seconds",
-			Help:    "Wall time of each request stage (fetch, decode, resize, normalize_patchify, tokenize, transport, generate).",
+			Help:    "Wall time of each request stage (fetch, decode, resize, normalize_patchify, tokenize, admission, transport, generate).",
 			Buckets: prometheus.ExponentialBuckets(0.0001, 2, 20),
 		}, []string{"stage"}),
 		cacheHits: prometheus.NewCounter(prometheus.CounterOpts{Name: "mmgate_tensor_cache_hits_total", Help: "Preprocessed-tensor cache hits."}),

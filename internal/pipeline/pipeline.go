@@ -14,6 +14,7 @@ import (
 
 	"github.com/mmgate/mmgate/engine"
 	"github.com/mmgate/mmgate/family"
+	"github.com/mmgate/mmgate/internal/admission"
 	"github.com/mmgate/mmgate/internal/cpupool"
 	"github.com/mmgate/mmgate/internal/imageprep"
 	"github.com/mmgate/mmgate/media/fetch"
@@ -56,6 +57,15 @@ type Options struct {
 	MediaOrder openai.MediaOrder
 	// MaxMediaItems per request (default 16).
 	MaxMediaItems int
+	// Admission, when set, admits each request with media by its planned
+	// tensor bytes (package internal/admission) and counts the tensor
+	// cache in the same budget; nil admits every request at once.
+	Admission *admission.Controller
+	// InlineCopies is how many copies of an inline encoder input exist
+	// while it is sent, for the memory plan: the buffer and gRPC's encoded
+	// message (2, the default), 3 when a worker in this process (the
+	// embedded worker) decodes the message too.
+	InlineCopies int
 	// Exact reports whether the built-in decoders are Pillow-exact (shown
 	// in /health).
 	Exact      bool
@@ -98,13 +108,20 @@ func New(o Options) (*Pipeline, error) {
 	if o.CPU <= 0 {
 		o.CPU = runtime.GOMAXPROCS(0)
 	}
+	if o.InlineCopies <= 0 {
+		o.InlineCopies = 2
+	}
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
 	if o.ModelDir == "" && o.BundleDir == "" {
 		return nil, fmt.Errorf("%w: a ModelDir or a BundleDir is required", ErrOptions)
 	}
-	p := &Pipeline{opts: o, cache: newTensorCache(o.CacheBytes), log: o.Logger, assets: map[string]*assetSlot{}}
+	var hold *admission.Holder
+	if o.Admission != nil {
+		hold = o.Admission.Holder("tensor_cache")
+	}
+	p := &Pipeline{opts: o, cache: newTensorCache(o.CacheBytes, hold), log: o.Logger, assets: map[string]*assetSlot{}}
 	p.front = front{models: p, order: o.MediaOrder, maxItems: o.MaxMediaItems, budget: BudgetStrict}
 	p.renderAPI = newRenderAPI(p.front, probeStage{fetcher: o.Fetcher, heavy: o.Heavy, contextLen: p.workerContextLength})
 	m, err := newMetrics(o.Registerer, p.cache)
@@ -236,5 +253,10 @@ func (p *Pipeline) Health() map[string]any {
 	}
 	cb, ce := p.cache.usage()
 	h["tensor_cache"] = map[string]any{"bytes": cb, "entries": ce, "budget": p.opts.CacheBytes}
+	if a := p.opts.Admission; a != nil {
+		st := a.Stats()
+		h["tensor_memory"] = map[string]any{"budget": st.Budget, "per_request": a.PerRequest(), "admitted": st.Admitted,
+			"held": st.Held, "waiting_requests": st.Waiting, "waiting_bytes": st.WaitingBytes}
+	}
 	return h
 }

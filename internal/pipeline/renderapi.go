@@ -121,8 +121,7 @@ func (r *renderAPI) Detokenize(ctx context.Context, req *openai.DetokenizeReques
 // maxModelLen is the context length render budgets model against (vLLM's
 // max_model_len): the stage's (a worker's), else the model files'.
 func (r *renderAPI) maxModelLen(model string, a *Assets) int {
-	n, _ := r.stage.begin(context.Background(), model, a, nil)
-	return orModel(n, a)
+	return orModel(r.stage.maxModelLen(model), a)
 }
 
 // generateRequest is a rendered prompt as vLLM's render answers it.

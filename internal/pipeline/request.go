@@ -169,22 +169,19 @@ func mediaItems(items []prepared, res *prompt.Result, a *Assets, exp []prompt.Ex
 	return out
 }
 
-// mediaItem is item i as the engine takes it: encoder input, the family's
-// side tensors and field layout, placeholder ranges and pad id, structural
-// range, content hash and cache key, and the media bytes when kept.
+// mediaItem is item i as the engine takes it: the family's side tensors and
+// field layout, placeholder ranges and pad id, structural range, content
+// hash and cache key (the gateway sets the encoder input and the media
+// bytes once it has processed the item).
 func mediaItem(i int, it prepared, res *prompt.Result, a *Assets, e prompt.Expansion) protocol.MediaItem {
 	mi := protocol.MediaItem{
 		Modality: vision.Image,
 		Hash:     append([]byte(nil), it.hash[:]...),
 		CacheKey: it.key,
-		Input:    it.input,
 		Side:     make([]protocol.Tensor, len(it.side)),
 	}
 	if it.video != nil {
 		mi.Modality = vision.Video
-	}
-	if it.raw != nil {
-		mi.Raw = it.raw.Bytes
 	}
 	l := a.Model.Layout(mi.Modality)
 	mi.Fields = protocol.Fields{Sizes: l.Sizes, Batched: l.Batched, KeepOnCPU: l.KeepOnCPU}

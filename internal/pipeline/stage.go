@@ -2,12 +2,11 @@ package pipeline
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"time"
 
 	"github.com/mmgate/mmgate/engine"
 	"github.com/mmgate/mmgate/engine/protocol"
+	"github.com/mmgate/mmgate/internal/admission"
 	"github.com/mmgate/mmgate/internal/cpupool"
 	"github.com/mmgate/mmgate/media/fetch"
 	"github.com/mmgate/mmgate/prompt"
@@ -16,13 +15,13 @@ import (
 )
 
 // This file answers: what do the gateway and render do with a request's
-// media items? The two implementations of mediaStage.
+// media items? The two implementations of mediaStage. Both fetch, hash and
+// plan every item from its headers (prober) before the prompt is rendered;
+// the gateway then admits the request by its planned bytes, picks the
+// worker, and (after the front half, process) decodes and processes each
+// item straight into that worker's destination.
 
-// gatewayStage is the gateway's media stage: it picks the worker, then
-// fetches, decodes and preprocesses each item straight into its
-// destination for that worker (an shm segment in the request's batch, or
-// inline bytes; all items back to back in one destination for a protocol
-// that joins them), on the heavy pool, through the tensor cache.
+// gatewayStage is the gateway's media stage. Its state is one request's.
 type gatewayStage struct {
 	p     *Pipeline
 	rid   string
@@ -30,226 +29,179 @@ type gatewayStage struct {
 	// key is the request's consistent_hash key (session header, else the
 	// first user message).
 	key string
-	// Set by begin: the worker, the modalities and, for a request with
-	// media and a pool, the batch holding its segments (released by
-	// release unless the worker took them).
-	w     *engine.Worker
+	// Set by begin: what the request needs of a worker.
+	model string
 	mods  []vision.Modality
-	batch *shm.Batch
-	// Set by media: the items, whose media bytes kept for a protocol that
-	// wants them (Capabilities.RawMedia) are given back by releaseRaw.
+	// Set by media: the planned items (holding their bytes until
+	// processed, or until sent for a worker that wants them) and the
+	// request's processor settings.
 	items []prepared
+	ov    overrides
+	// Set by route: the admission of the request's planned bytes (held
+	// until the worker has the tensors), the worker and, for a request
+	// with media and a pool, the batch holding its segments.
+	ticket *admission.Ticket
+	w      *engine.Worker
+	batch  *shm.Batch
 }
 
-func (g *gatewayStage) begin(ctx context.Context, model string, _ *Assets, plan *prompt.Plan) (int, error) {
-	var (
-		mods  []vision.Modality
-		items int
-	)
+// begin checks, before any item is fetched, that a healthy worker of the
+// model takes the request's modalities.
+func (g *gatewayStage) begin(_ context.Context, model string, _ *Assets, plan *prompt.Plan) error {
+	g.model = model
 	if plan != nil {
-		mods, items = modalities(plan), len(plan.Media)
+		g.mods = modalities(plan)
 	}
-	w, err := g.p.opts.Engine.Pick(model, mods, &engine.Routing{Key: g.key})
+	_, err := g.p.opts.Engine.Candidates(model, g.mods)
+	return err
+}
+
+func (g *gatewayStage) media(ctx context.Context, a *Assets, plan *prompt.Plan, ov overrides) ([]prepared, error) {
+	s := prober{fetcher: g.p.opts.Fetcher, heavy: g.p.opts.Heavy, keep: true, observe: g.observe}
+	items, err := s.items(ctx, a, plan, ov)
+	if err != nil {
+		for _, it := range plan.Media {
+			g.p.m.media.WithLabelValues(it.Modality.String(), "error").Inc()
+		}
+		return nil, err
+	}
+	g.items, g.ov = items, ov
+	return items, nil
+}
+
+// route admits the request by its planned bytes — the most any worker it
+// may go to needs — then picks its worker and holds the bytes that worker
+// needs. A text-only request plans nothing and never waits.
+func (g *gatewayStage) route(ctx context.Context, r *Rendered, items []prepared) (int, error) {
+	p := g.p
+	if len(items) > 0 && p.opts.Admission != nil {
+		cands, err := p.opts.Engine.Candidates(g.model, g.mods)
+		if err != nil {
+			return 0, err
+		}
+		var need int64
+		for _, w := range cands {
+			need = max(need, p.memoryFor(r.Assets, items, w).total())
+		}
+		t0 := time.Now()
+		g.ticket, err = p.opts.Admission.Admit(ctx, need)
+		g.observe("admission", time.Since(t0))
+		if err != nil {
+			return 0, err
+		}
+	}
+	w, err := p.opts.Engine.Pick(g.model, g.mods, &engine.Routing{IDs: r.IDs, Media: r.Media, Key: g.key})
 	if err != nil {
 		return 0, err
 	}
-	if err := placeable(w, items); err != nil {
+	if err := placeable(w, len(items)); err != nil {
 		return 0, err
 	}
-	g.w, g.mods = w, mods
-	if g.p.opts.Pool != nil && items > 0 {
-		g.batch = g.p.opts.Pool.NewBatch(ctx, g.rid)
+	g.w = w
+	if g.ticket != nil {
+		g.ticket.Resize(p.memoryFor(r.Assets, items, w).total())
+	}
+	if p.opts.Pool != nil && len(items) > 0 {
+		g.batch = p.opts.Pool.NewBatch(ctx, g.rid)
 	}
 	return w.Info().ContextLength, nil
 }
 
-func (g *gatewayStage) media(ctx context.Context, a *Assets, plan *prompt.Plan, ov overrides) ([]prepared, error) {
+// process decodes and preprocesses every item straight into its
+// destination for the picked worker, on the heavy pool, through the tensor
+// cache — all items back to back in one destination for a protocol that
+// joins them (LayoutFlat) — and sets r's encoder inputs (and the media
+// bytes for a protocol that wants them, RawMedia, kept until sent).
+func (g *gatewayStage) process(ctx context.Context, r *Rendered) (err error) {
+	items := g.items
+	if len(items) == 0 {
+		return nil
+	}
+	defer func() {
+		outcome := "ok"
+		if err != nil {
+			outcome = "error"
+		}
+		for _, it := range items {
+			g.p.m.media.WithLabelValues(it.modality.String(), outcome).Inc()
+		}
+	}()
 	c := g.w.Capabilities()
-	j := &mediaJob{a: a, dt: g.w.EncoderDType(), route: g.w.Route(), batch: g.batch,
-		ov: ov.image, vov: ov.video, raw: c.RawMedia, times: g.times}
-	if len(plan.Media) > 1 && c.Layout == protocol.LayoutFlat {
-		items, err := g.p.prepareFlat(ctx, j, plan)
-		g.items = items
-		return items, err
-	}
-	items, err := eachItem(ctx, plan, func(ctx context.Context, it prompt.MediaItem) (prepared, error) {
-		return g.item(ctx, j, it)
-	})
-	if err != nil {
-		releaseRaw(items)
-		return nil, err
-	}
-	g.items = items
-	return items, nil
-}
-
-// item prepares one item into a destination of its own.
-func (g *gatewayStage) item(ctx context.Context, j *mediaJob, it prompt.MediaItem) (prepared, error) {
-	var (
-		pr  prepared
-		err error
-	)
-	if it.Modality == prompt.Video {
-		pr, err = g.p.prepareVideo(ctx, j, it)
+	j := &mediaJob{a: r.Assets, dt: g.w.EncoderDType(), route: g.w.Route(), batch: g.batch,
+		ov: g.ov.image, vov: g.ov.video, times: g.times}
+	slots := g.p.slotsFor(j, items)
+	if len(items) > 1 && c.Layout == protocol.LayoutFlat {
+		err = placeFlat(ctx, j, slots)
 	} else {
-		pr, err = g.p.prepareOne(ctx, j, it)
+		err = placeEach(ctx, j, slots)
 	}
-	outcome := "ok"
 	if err != nil {
-		outcome = "error"
+		return err
 	}
-	g.p.m.media.WithLabelValues(it.Modality.String(), outcome).Inc()
-	return pr, err
+	for i := range items {
+		r.Media[i].Input = items[i].input
+		if c.RawMedia {
+			r.Media[i].Raw = items[i].media.Bytes
+		}
+	}
+	if !c.RawMedia {
+		releaseMedia(items)
+	}
+	return nil
 }
 
 func (g *gatewayStage) observe(stage string, d time.Duration) { g.p.observe(g.times, stage, d) }
 
-// route lets a policy that reads the prompt (cache_aware) choose once the
-// prompt is rendered: among the workers that take the request's tensors as
-// begin's worker had them placed.
-func (g *gatewayStage) route(r *Rendered) error {
-	e := g.p.opts.Engine
-	if !e.ReadsPrompt() {
-		return nil
-	}
-	in := &engine.Routing{IDs: r.IDs, Media: r.Media, Key: g.key}
-	if len(r.Media) > 0 {
-		in.PlacedFor = g.w
-	}
-	w, err := e.Pick(r.Model, g.mods, in)
-	if err != nil {
-		return err
-	}
-	g.w = w
-	return nil
-}
-
 // release gives back what the request holds when it failed before its
-// worker took it: its segments and the media bytes kept for the worker.
+// worker took it: its segments, its media bytes and its admission.
 func (g *gatewayStage) release() {
 	if g.batch != nil {
 		g.batch.Release()
 	}
-	g.releaseRaw()
+	g.sent()
 }
 
-// releaseRaw gives back the media bytes kept for the worker, once its
-// request is sent (Engine.Generate returned) or failed.
-func (g *gatewayStage) releaseRaw() { releaseRaw(g.items) }
+// sent gives back, once the request is sent (Engine.Generate returned: the
+// worker has its tensors, segments committed or the inline message
+// answered) or failed, the media bytes kept for the worker and the
+// request's admission.
+func (g *gatewayStage) sent() {
+	releaseMedia(g.items)
+	g.ticket.Release()
+}
 
-// errNoFetch refuses media that would have to be fetched from elsewhere.
-var errNoFetch = errors.New("fetching media is not enabled in render; send images and videos as data: URLs")
-
-// probeStage is render's media stage: it fetches each item and plans it
-// from its headers (an image's size, a video's probed stream) without
-// decoding a pixel for processing; it hashes the bytes as the gateway
-// does.
+// probeStage is render's media stage: the prober alone (the bytes go back
+// once each item is planned), nothing after the prompt but the context
+// length to budget against.
 type probeStage struct {
 	fetcher *fetch.Fetcher
 	// inlineOnly refuses media that is not a data: URL before fetching.
 	inlineOnly bool
-	// heavy, when set, runs each item's CPU work (a data: URL's decoding,
-	// hashing, reading headers) on its low-priority threads, as the
-	// gateway runs its media work, so that text requests never wait on it.
+	// heavy, when set, runs each item's CPU work on its low-priority
+	// threads, as the gateway runs its media work.
 	heavy *cpupool.Pool
 	// contextLen is the context length to budget a model against (0 or
 	// nil: the model's own).
 	contextLen func(model string) int
 }
 
-func (s probeStage) begin(_ context.Context, model string, _ *Assets, _ *prompt.Plan) (int, error) {
+func (probeStage) begin(context.Context, string, *Assets, *prompt.Plan) error { return nil }
+
+func (s probeStage) media(ctx context.Context, a *Assets, plan *prompt.Plan, ov overrides) ([]prepared, error) {
+	return prober{fetcher: s.fetcher, inlineOnly: s.inlineOnly, heavy: s.heavy}.items(ctx, a, plan, ov)
+}
+
+func (s probeStage) route(_ context.Context, r *Rendered, _ []prepared) (int, error) {
+	return s.maxModelLen(r.Model), nil
+}
+
+// maxModelLen is the context length to budget model against (0: the
+// model's own).
+func (s probeStage) maxModelLen(model string) int {
 	if s.contextLen == nil {
-		return 0, nil
+		return 0
 	}
-	return s.contextLen(model), nil
+	return s.contextLen(model)
 }
 
 func (probeStage) observe(string, time.Duration) {}
-
-func (s probeStage) media(ctx context.Context, a *Assets, plan *prompt.Plan, ov overrides) ([]prepared, error) {
-	items, err := eachItem(ctx, plan, func(ctx context.Context, it prompt.MediaItem) (prepared, error) {
-		return s.item(ctx, a, it, ov)
-	})
-	if err != nil {
-		return nil, err
-	}
-	return items, nil
-}
-
-func (s probeStage) item(ctx context.Context, a *Assets, it prompt.MediaItem, ov overrides) (prepared, error) {
-	if it.Modality != prompt.Video {
-		if err := checkImage(a, it); err != nil {
-			return prepared{}, err
-		}
-	} else if a.VideoPrep == nil {
-		return prepared{}, errNoVideo(it)
-	}
-	if s.inlineOnly && it.Scheme() != "data" {
-		return prepared{}, fmt.Errorf("%s: %s URL: %w", it.Param, it.Scheme(), errNoFetch)
-	}
-	// A data: URL is decoded with the heavy work (it is CPU, not waiting);
-	// other sources are fetched before taking a heavy slot.
-	var (
-		m   *fetch.Media
-		err error
-	)
-	inline := it.Scheme() == "data"
-	if !inline {
-		if m, err = s.fetcher.Fetch(ctx, it.URL); err != nil {
-			return prepared{}, fmt.Errorf("%s: %w", it.Param, err)
-		}
-	}
-	defer func() { m.Release() }()
-	var pr prepared
-	work := func() {
-		if inline {
-			if m, err = s.fetcher.Fetch(ctx, it.URL); err != nil {
-				err = fmt.Errorf("%s: %w", it.Param, err)
-				return
-			}
-		}
-		pr = prepared{modality: it.Modality}
-		if it.Modality == prompt.Image {
-			identify(&pr, m.Bytes, imageSettings(ov.image))
-			err = planImage(a, it, m.Bytes, ov, &pr)
-		} else {
-			identify(&pr, m.Bytes, videoSettings(ov.video))
-		}
-	}
-	if s.heavy != nil {
-		if rerr := s.heavy.Run(ctx, work); rerr != nil {
-			return prepared{}, rerr
-		}
-	} else {
-		work()
-	}
-	if err == nil && it.Modality == prompt.Video {
-		// Probing waits on FFmpeg: no heavy slot is held for it.
-		err = planVideo(ctx, a, it, m.Bytes, ov, &pr)
-	}
-	if err != nil {
-		return prepared{}, err
-	}
-	pr.side = a.Model.SideTensors(pr.item())
-	return pr, nil
-}
-
-// planImage plans an image from its header (a.Prep is set).
-func planImage(a *Assets, it prompt.MediaItem, data []byte, ov overrides, pr *prepared) error {
-	p, err := a.Prep.Plan(data, ov.image)
-	if err != nil {
-		return fmt.Errorf("%s: %w", it.Param, err)
-	}
-	pr.plan = p
-	return nil
-}
-
-// planVideo plans a video from its probed stream (a.VideoPrep is set).
-func planVideo(ctx context.Context, a *Assets, it prompt.MediaItem, data []byte, ov overrides, pr *prepared) error {
-	_, vp, err := a.VideoPrep.Plan(ctx, data, ov.video)
-	if err != nil {
-		return fmt.Errorf("%s: %w", it.Param, err)
-	}
-	pr.plan, pr.video = vp.Plan, &vp
-	return nil
-}

@@ -444,6 +444,9 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, e *apierr.Er
 		// The client is gone; nothing will read this.
 		status = http.StatusBadRequest
 	}
+	if e.RetryAfter > 0 {
+		w.Header().Set("Retry-After", strconv.Itoa(int((e.RetryAfter+time.Second-1)/time.Second)))
+	}
 	writeJSON(w, status, e.Body())
 }
 

@@ -216,3 +216,43 @@ func TestDTypes(t *testing.T) {
 		}
 	}
 }
+
+// TestProbedPlan: a call given the stream Plan probed (Request.Probed)
+// decodes once and writes the reference bytes, for the first case of every
+// clip.
+func TestProbedPlan(t *testing.T) {
+	needFFmpeg(t)
+	doc := loadGolden(t)
+	pre := map[string]*Preprocessor{"qwen2.5-vl": newPre(t, "qwen2.5-vl"), "qwen3-vl": newPre(t, "qwen3-vl")}
+	for _, f := range doc.Files {
+		c := f.Cases[0]
+		if c.Error != "" {
+			continue
+		}
+		t.Run(f.File, func(t *testing.T) {
+			t.Parallel()
+			data, err := os.ReadFile(filepath.Join(clipDir, f.File))
+			if err != nil {
+				t.Fatal(err)
+			}
+			o := doc.Overrides[c.Override]
+			ov := vision.VideoOverrides{FPS: o.FPS, NumFrames: o.NumFrames, MinPixels: o.MinPixels, MaxPixels: o.MaxPixels, TotalPixels: o.TotalPixels}
+			pp := pre[c.Model]
+			info, plan, err := pp.Plan(context.Background(), data, ov)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := pp.Video(context.Background(), Request{Data: data, Overrides: ov, Probed: &info})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(res.Plan.Indices, plan.Indices) || res.Plan.Plan != plan.Plan {
+				t.Errorf("plan %+v, probed plan %+v", res.Plan.Plan, plan.Plan)
+			}
+			sum := sha256.Sum256(res.Data)
+			if got := hex.EncodeToString(sum[:]); got != c.SHA256 {
+				t.Errorf("pixel_values sha256 %s, want %s", got, c.SHA256)
+			}
+		})
+	}
+}

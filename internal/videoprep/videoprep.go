@@ -85,6 +85,10 @@ type Request struct {
 	// count that the decode proved wrong). The buffer in a returned Result
 	// is never released by the call.
 	Release func([]byte)
+	// Probed, when set, is the stream as Plan probed it (every frame
+	// counted) for these bytes: the call plans from it and decodes once,
+	// without reading the headers or counting again.
+	Probed *video.Info
 }
 
 // Timings are the wall times of one call's stages; Resize and
@@ -172,14 +176,8 @@ func (p *Preprocessor) Video(ctx context.Context, req Request) (*Result, error) 
 			dec.Close()
 		}
 	}()
-	info, err := v.Header(ctx)
+	info, speculative, err := p.startInfo(ctx, v, req.Probed)
 	if err != nil {
-		return nil, stageErr(StageDecode, err)
-	}
-	speculative := !p.count && info.DeclaredFrames > 0
-	if speculative {
-		info.Frames = info.DeclaredFrames
-	} else if info, err = v.Probe(ctx); err != nil {
 		return nil, stageErr(StageDecode, err)
 	}
 	var probeTime, decodeTime time.Duration
@@ -222,6 +220,25 @@ func (p *Preprocessor) Video(ctx context.Context, req Request) (*Result, error) 
 		speculative = false
 		info.Frames = decoded
 	}
+}
+
+// startInfo is the stream to plan from first: the caller's probe, else
+// the headers' declared frame count (speculative: the decode checks it),
+// else a counting probe.
+func (p *Preprocessor) startInfo(ctx context.Context, v *video.Video, probed *video.Info) (video.Info, bool, error) {
+	if probed != nil {
+		return *probed, false, nil
+	}
+	info, err := v.Header(ctx)
+	if err != nil {
+		return video.Info{}, false, err
+	}
+	if !p.count && info.DeclaredFrames > 0 {
+		info.Frames = info.DeclaredFrames
+		return info, true, nil
+	}
+	info, err = v.Probe(ctx)
+	return info, false, err
 }
 
 // run plans info, allocates, and decodes and processes the sampled frames

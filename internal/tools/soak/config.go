@@ -33,11 +33,16 @@ type Config struct {
 	FillEvery     time.Duration // fill the shm tmpfs this often (for 1.5 s); default 6 s
 	TmpfsBytes    int64         // size of the private shm tmpfs; default 64 MiB
 
-	TokenDelay  time.Duration // workers' pause between tokens; default 1 ms (soak), 0 (load)
-	CacheBytes  int64         // gateway tensor-cache budget; default 32 MiB
-	ShmBudget   int64         // gateway shm budget; default: the gateway's own (half the tmpfs) in soak mode, 128 MiB in load mode
-	JanitorTTL  time.Duration // default 2 s
-	JanitorTick time.Duration // default 500 ms
+	TokenDelay time.Duration // workers' pause between tokens; default 1 ms (soak), 0 (load)
+	CacheBytes int64         // gateway tensor-cache budget; default 32 MiB
+	// TensorBudget is the gateway's --max-tensor-bytes-in-flight; default
+	// in soak mode 12 MiB for bfloat16 workers, 24 MiB for float32 ones
+	// (the largest request, two images, fits; a few at once: the others
+	// wait for memory through the faults), the gateway's own in load mode.
+	TensorBudget int64
+	ShmBudget    int64         // gateway shm budget; default: the gateway's own (half the tmpfs) in soak mode, 128 MiB in load mode
+	JanitorTTL   time.Duration // default 2 s
+	JanitorTick  time.Duration // default 500 ms
 
 	Log io.Writer // progress lines; nil discards
 }
@@ -67,6 +72,12 @@ func (c *Config) defaults() error {
 	} else {
 		def(&c.Concurrency, 8)
 		defD(&c.TokenDelay, time.Millisecond)
+		if c.TensorBudget == 0 {
+			c.TensorBudget = 12 << 20
+			if c.encoderDType() == "float32" {
+				c.TensorBudget *= 2
+			}
+		}
 	}
 	def(&c.Workers, 3)
 	def(&c.Images, 6)
@@ -125,20 +136,31 @@ type Report struct {
 	RejectEvery   int    `json:"reject_every"`
 	CancelPercent int    `json:"cancel_percent"`
 
-	GoroutinesBaseline float64            `json:"goroutines_baseline"`
-	GoroutinesPeak     float64            `json:"goroutines_peak"`
-	GoroutinesAfter    float64            `json:"goroutines_after"`
-	RSSBaselineMiB     float64            `json:"rss_baseline_mib"`
-	RSSPeakMiB         float64            `json:"rss_peak_mib"`
-	RSSAfterMiB        float64            `json:"rss_after_mib"`
-	ShmPeakBytes       float64            `json:"shm_peak_bytes"`
-	ShmBudgetBytes     int64              `json:"shm_budget_bytes"`
-	CachePeakBytes     float64            `json:"cache_peak_bytes"`
-	CacheBudgetBytes   int64              `json:"cache_budget_bytes"`
-	ShmFallbacks       map[string]float64 `json:"shm_fallbacks"`   // mmgate_mm_shm_fallbacks_total by labels
-	TensorsByPath      map[string]float64 `json:"tensors_by_path"` // mmgate_mm_tensors_total by labels
-	SegmentsLeft       []string           `json:"segments_left"`
-	SegmentsAfterStop  []string           `json:"segments_after_stop"`
+	GoroutinesBaseline float64 `json:"goroutines_baseline"`
+	GoroutinesPeak     float64 `json:"goroutines_peak"`
+	GoroutinesAfter    float64 `json:"goroutines_after"`
+	RSSBaselineMiB     float64 `json:"rss_baseline_mib"`
+	RSSPeakMiB         float64 `json:"rss_peak_mib"`
+	RSSAfterMiB        float64 `json:"rss_after_mib"`
+	ShmPeakBytes       float64 `json:"shm_peak_bytes"`
+	ShmBudgetBytes     int64   `json:"shm_budget_bytes"`
+	CachePeakBytes     float64 `json:"cache_peak_bytes"`
+	CacheBudgetBytes   int64   `json:"cache_budget_bytes"`
+	// The tensor memory budget (0: the gateway's default), the peaks of
+	// the planned bytes admitted and of the requests waiting for them, how
+	// many requests were admitted after a wait, what is still admitted
+	// once the run settled (must be 0: every admission given back), and
+	// refusals by reason.
+	AdmissionBudgetBytes int64              `json:"admission_budget_bytes"`
+	AdmissionPeakBytes   float64            `json:"admission_peak_bytes"`
+	AdmissionWaitingPeak float64            `json:"admission_waiting_peak"`
+	AdmissionWaited      float64            `json:"admission_waited"`
+	AdmissionBytesAfter  float64            `json:"admission_bytes_after"`
+	AdmissionRefused     map[string]float64 `json:"admission_refused"`
+	ShmFallbacks         map[string]float64 `json:"shm_fallbacks"`   // mmgate_mm_shm_fallbacks_total by labels
+	TensorsByPath        map[string]float64 `json:"tensors_by_path"` // mmgate_mm_tensors_total by labels
+	SegmentsLeft         []string           `json:"segments_left"`
+	SegmentsAfterStop    []string           `json:"segments_after_stop"`
 
 	Failures []string `json:"failures"` // why the run failed; empty when it passed
 }

@@ -73,6 +73,9 @@ func (d *deployment) start(ctx context.Context) error {
 	if cfg.ShmBudget > 0 {
 		args = append(args, "--shm-budget", strconv.FormatInt(cfg.ShmBudget, 10))
 	}
+	if cfg.TensorBudget > 0 {
+		args = append(args, "--max-tensor-bytes-in-flight", strconv.FormatInt(cfg.TensorBudget, 10))
+	}
 	if cfg.MaxInFlight > 0 {
 		args = append(args, "--max-in-flight", strconv.Itoa(cfg.MaxInFlight))
 	}

@@ -106,7 +106,8 @@ func (r *run) setup(ctx context.Context) error {
 func newReport(cfg *Config) *Report {
 	rep := &Report{Mode: "soak", Concurrency: cfg.Concurrency, Workers: cfg.Workers, CleanErrors: map[string]int{},
 		Problems: []string{}, Failures: []string{}, SegmentsLeft: []string{}, SegmentsAfterStop: []string{},
-		ShmFallbacks: map[string]float64{}, TensorsByPath: map[string]float64{}, CacheBudgetBytes: cfg.CacheBytes}
+		ShmFallbacks: map[string]float64{}, TensorsByPath: map[string]float64{}, CacheBudgetBytes: cfg.CacheBytes,
+		AdmissionBudgetBytes: cfg.TensorBudget, AdmissionRefused: map[string]float64{}}
 	if cfg.Load {
 		rep.Mode = "load"
 	} else {
@@ -321,6 +322,8 @@ func (r *run) peaks() {
 	rep.RSSPeakMiB = max(rep.RSSPeakMiB, m["process_resident_memory_bytes"]/(1<<20))
 	rep.ShmPeakBytes = max(rep.ShmPeakBytes, m["mmgate_shm_bytes_in_use"])
 	rep.CachePeakBytes = max(rep.CachePeakBytes, m["mmgate_tensor_cache_bytes"])
+	rep.AdmissionPeakBytes = max(rep.AdmissionPeakBytes, m["mmgate_admission_bytes"])
+	rep.AdmissionWaitingPeak = max(rep.AdmissionWaitingPeak, m["mmgate_admission_waiting_requests"])
 }
 
 // settle brings every worker back, waits for the janitor's sweep and for
@@ -360,6 +363,8 @@ func (r *run) settle(ctx context.Context) {
 	}
 	if m, err := metrics(d.url); err == nil {
 		rep.ShmFallbacks, rep.TensorsByPath = labelled(m, "mmgate_mm_shm_fallbacks_total"), labelled(m, "mmgate_mm_tensors_total")
+		rep.AdmissionBytesAfter, rep.AdmissionRefused = m["mmgate_admission_bytes"], labelled(m, "mmgate_admission_refused_total")
+		rep.AdmissionWaited = m[`mmgate_admission_wait_seconds_count{outcome="admitted"}`] - m[`mmgate_admission_wait_seconds_bucket{outcome="admitted",le="0"}`]
 	}
 	// A graceful stop leaves nothing behind.
 	d.stop()
@@ -395,6 +400,9 @@ func check(cfg *Config, rep *Report) {
 	}
 	if rep.ShmBudgetBytes > 0 && rep.ShmPeakBytes > float64(rep.ShmBudgetBytes) {
 		fail("shm bytes in use peaked at %.0f, over the budget %d", rep.ShmPeakBytes, rep.ShmBudgetBytes)
+	}
+	if rep.AdmissionBytesAfter != 0 {
+		fail("%.0f planned tensor bytes still admitted after the run: an admission was not given back", rep.AdmissionBytesAfter)
 	}
 	if rep.CachePeakBytes > float64(cfg.CacheBytes) {
 		fail("tensor cache peaked at %.0f bytes, over the budget %d", rep.CachePeakBytes, cfg.CacheBytes)
