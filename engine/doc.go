@@ -69,8 +69,8 @@
 //     removed worker's entries are dropped.
 //
 // A prompt-aware policy without its input (no Key, no IDs) chooses as
-// least_loaded does. Routing.PlacedFor restricts the choice to workers that
-// take a request's tensors as they were already placed.
+// least_loaded does. Candidates lists the workers Pick chooses from, for a
+// caller that plans for them before it picks.
 //
 // # Lease rule
 //

@@ -27,13 +27,6 @@ type Routing struct {
 	// Key is consistent_hash's key: a session header's value, else the
 	// first user message's text.
 	Key string
-	// PlacedFor, when set, is a worker the request's tensors were already
-	// placed for: only workers that take them exactly as placed (same
-	// protocol, route, encoder dtype, layout and message limit) are
-	// candidates, and PlacedFor itself is returned when none of them is
-	// usable any more. It lets a caller that must place tensors before the
-	// prompt is known pick again once it is.
-	PlacedFor *Worker
 }
 
 // Pick chooses a healthy worker serving model that can take a request
@@ -50,12 +43,6 @@ func (e *Engine) Pick(model string, need []vision.Modality, r *Routing) (*Worker
 	if err != nil {
 		return nil, err
 	}
-	if r != nil && r.PlacedFor != nil {
-		cands = slices.DeleteFunc(cands, func(w *Worker) bool { return !samePlacement(w, r.PlacedFor) })
-		if len(cands) == 0 {
-			return r.PlacedFor, nil
-		}
-	}
 	return e.choose(model, cands, r), nil
 }
 
@@ -66,10 +53,6 @@ func (e *Engine) Pick(model string, need []vision.Modality, r *Routing) (*Worker
 func (e *Engine) Candidates(model string, need []vision.Modality) ([]*Worker, error) {
 	return e.candidates(model, need)
 }
-
-// ReadsPrompt reports whether the policy chooses by the prompt's token ids
-// (cache_aware), so that Pick is worth calling once they are known.
-func (e *Engine) ReadsPrompt() bool { return e.opts.Policy == PolicyCacheAware }
 
 // candidates are the healthy workers of model that take need.
 func (e *Engine) candidates(model string, need []vision.Modality) ([]*Worker, error) {
@@ -181,20 +164,3 @@ func (e *Engine) leastLoaded(c []*Worker) *Worker {
 // powerOfTwo is power_of_two's draw over loads (math/rand/v2's generator
 // is safe for concurrent use).
 func powerOfTwo(loads []int) int { return routing.PowerOfTwo(loads, rand.IntN) }
-
-// samePlacement reports whether a request placed for b can go to a as it
-// is: same protocol, route, encoder dtype, capabilities that decide the
-// placement, and message limit.
-func samePlacement(a, b *Worker) bool {
-	if a == b {
-		return true
-	}
-	pa, _ := a.protocol()
-	pb, _ := b.protocol()
-	if pa == nil || pb == nil || pa.Name() != pb.Name() {
-		return false
-	}
-	ca, cb := a.Capabilities(), b.Capabilities()
-	return a.Route() == b.Route() && a.EncoderDType() == b.EncoderDType() && ca.Layout == cb.Layout &&
-		ca.Shm == cb.Shm && ca.RawMedia == cb.RawMedia && a.cfg.maxMsg == b.cfg.maxMsg && a.cfg.maxInline == b.cfg.maxInline
-}

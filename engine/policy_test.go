@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"testing"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -152,33 +153,47 @@ func TestPowerOfTwo(t *testing.T) {
 	}
 }
 
-// PlacedFor keeps the choice among workers that take the tensors as they
-// were placed.
-func TestPlacedFor(t *testing.T) {
+// Candidates are exactly the workers Pick chooses from: healthy, of the
+// model, taking the modalities, whatever their protocol.
+func TestCandidates(t *testing.T) {
 	alpha, beta := fakeSetup(map[string]*fakeWorkerState{
 		"a:1": {speaks: "alpha", model: "m", mods: img, tokens: []uint32{1}},
 		"b:1": {speaks: "beta", model: "m", mods: img, tokens: []uint32{2}},
-		"c:1": {speaks: "beta", model: "m", mods: img, tokens: []uint32{3}},
+		"c:1": {speaks: "beta", model: "m", tokens: []uint32{3}},
+		"d:1": {speaks: "beta", model: "m", mods: img, tokens: []uint32{4}, down: true},
+		"e:1": {speaks: "beta", model: "other", mods: img, tokens: []uint32{5}},
 	})
 	e := newEngine(t, Options{Protocols: []protocol.Protocol{alpha, beta}, Policy: PolicyRoundRobin,
-		Workers: []WorkerConfig{{URL: "grpc://a:1"}, {URL: "grpc://b:1"}, {URL: "grpc://c:1"}}})
+		Workers: []WorkerConfig{{URL: "grpc://a:1"}, {URL: "grpc://b:1"}, {URL: "grpc://c:1"}, {URL: "grpc://d:1"}, {URL: "grpc://e:1"}}})
 	ws := e.Workers()
-	waitFor(t, "workers up", func() bool { return ws[0].Healthy() && ws[1].Healthy() && ws[2].Healthy() })
-	for range 6 {
-		if w, _ := e.Pick("m", img, &Routing{PlacedFor: ws[0]}); w != ws[0] {
-			t.Fatalf("placed for alpha, picked %s", w.URL())
+	waitFor(t, "workers up", func() bool { return ws[0].Healthy() && ws[1].Healthy() && ws[2].Healthy() && ws[4].Healthy() })
+	for _, tc := range []struct {
+		need []vision.Modality
+		want []*Worker
+	}{{img, ws[:2]}, {nil, ws[:3]}} {
+		got, err := e.Candidates("m", tc.need)
+		if err != nil || fmt.Sprint(got) != fmt.Sprint(tc.want) {
+			t.Fatalf("candidates for %v: %v, %v; want %v", tc.need, got, err, tc.want)
+		}
+		seen := map[*Worker]bool{}
+		for range 2 * len(tc.want) {
+			w, err := e.Pick("m", tc.need, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			seen[w] = true
+		}
+		if len(seen) != len(tc.want) {
+			t.Fatalf("round robin over %d candidates: %d seen", len(tc.want), len(seen))
+		}
+		for w := range seen {
+			if !slices.Contains(tc.want, w) {
+				t.Fatalf("picked %s, not a candidate", w.URL())
+			}
 		}
 	}
-	seen := map[*Worker]bool{}
-	for range 6 {
-		w, _ := e.Pick("m", img, &Routing{PlacedFor: ws[1]})
-		if w == ws[0] {
-			t.Fatal("placed for beta, picked the alpha worker")
-		}
-		seen[w] = true
-	}
-	if len(seen) != 2 {
-		t.Fatalf("round robin over the two beta workers: %d seen", len(seen))
+	if _, err := e.Candidates("other", []vision.Modality{vision.Video}); !errors.Is(err, ErrModality) {
+		t.Fatalf("a modality no worker takes: %v", err)
 	}
 }
 

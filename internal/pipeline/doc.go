@@ -8,14 +8,15 @@
 // memory its media will take on the workers it may go to
 // (internal/admission: encoder inputs in the worker's wire dtype and
 // layout, inline copies, decoding scratch; memplan.go), waiting its turn
-// when the budget is spent; picks the worker (engine); decodes and
-// preprocesses each item on the heavy pool, through the tensor cache,
-// straight into its destination for that worker (a shared-memory segment
-// or an inline buffer, shm: one per item, or all items back to back in one
-// for a protocol that joins them); sends Generate, and gives the admission
-// back once the worker has the tensors; then decodes the worker's tokens
-// incrementally, enforcing stop strings on the decoded text. A request
-// without media plans no bytes and never waits for memory.
+// when the budget is spent; picks the worker, once, by the policy with the
+// rendered ids, the items' content hashes and the session key (engine);
+// decodes and preprocesses each item on the heavy pool, through the tensor
+// cache, straight into its destination for that worker (a shared-memory
+// segment or an inline buffer, shm: one per item, or all items back to
+// back in one for a protocol that joins them); sends Generate, and gives
+// the admission back once the worker has the tensors; then decodes the
+// worker's tokens incrementally, enforcing stop strings on the decoded
+// text. A request without media plans no bytes and never waits for memory.
 //
 // The front half — model → assets → request checks → prompt → media plan
 // from headers → render → token ids, pad runs, structural ranges, hashes →

@@ -71,7 +71,10 @@ func (g *gatewayStage) media(ctx context.Context, a *Assets, plan *prompt.Plan, 
 
 // route admits the request by its planned bytes — the most any worker it
 // may go to needs — then picks its worker and holds the bytes that worker
-// needs. A text-only request plans nothing and never waits.
+// needs. A text-only request plans nothing and never waits. This is the
+// request's only pick: nothing is placed yet, so every policy chooses among
+// all the candidates with the rendered ids, the items' content hashes and
+// the session key.
 func (g *gatewayStage) route(ctx context.Context, r *Rendered, items []prepared) (int, error) {
 	p := g.p
 	if len(items) > 0 && p.opts.Admission != nil {
