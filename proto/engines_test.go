@@ -16,8 +16,8 @@ import (
 	vllmpb "github.com/mmgate/mmgate/proto/vllm"
 )
 
-// The field-fact notation of testdata/engines.md (a copy of the project's
-// spec/engines.md).
+// The field-fact notation of testdata/engines.md (the vLLM and SGLang
+// protocol facts the .proto files were written from).
 var (
 	engSectionRe = regexp.MustCompile("^### `([\\w.]+)`")
 	engServiceRe = regexp.MustCompile(`^\*\*service (\w+)\*\*: (.*)$`)

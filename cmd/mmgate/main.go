@@ -1,6 +1,7 @@
 // Command mmgate is the multimodal model gateway: it serves the OpenAI chat API
-// in front of TokenSpeed workers, and carries the tools used to check and
-// measure each stage (preprocess, tokenize, render, bench).
+// in front of TokenSpeed, vLLM and SGLang workers, runs the reference worker,
+// and carries the tools used to check and measure each stage (preprocess,
+// tokenize, render, bench).
 //
 // Usage: mmgate <subcommand> [flags] [arguments]. See `mmgate help`.
 package main

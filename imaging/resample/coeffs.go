@@ -65,8 +65,9 @@ func sizeKind(sizes ...int) error {
 	return nil
 }
 
-// buildTable computes the coefficient table (§10.3 of the preprocessing
-// spec). Every product that feeds an addition is rounded explicitly.
+// buildTable computes the coefficient table (docs/preprocessing.md,
+// "Coefficient tables"). Every product that feeds an addition is rounded
+// explicitly.
 func buildTable(nIn, nOut int, k kernel) *table {
 	scale := float64(nIn) / float64(nOut)
 	fscale := scale

@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-// The verified vectors of the preprocessing spec (§10.6), produced with
+// The vectors of docs/preprocessing.md ("Checked vectors"), produced with
 // Pillow 9.4.0.
 func TestCoefficientsSpecVectors(t *testing.T) {
 	tests := []struct {

@@ -5,7 +5,8 @@
 // # Contract
 //
 // The output equals Pillow's (x86-64 builds, which do not fuse multiply-add)
-// for every size and filter, as specified in §10 of the preprocessing spec:
+// for every size and filter, by the steps of docs/preprocessing.md ("Resize:
+// Pillow's resampler"):
 //
 //   - A resize to the same size is a copy.
 //   - NEAREST picks source index trunc(p), p starting at step/2 and
@@ -25,8 +26,8 @@
 //     uint8) and then a horizontal-only one. Options.NoTallRule turns it off,
 //     which gives the result of earlier Pillow releases.
 //
-// The tests check the spec's verified vectors, a slow transcription of the
-// spec, and sha256 digests of Pillow 9.4.0 output for several hundred cases
+// The tests check that section's vectors, a slow transcription of its
+// steps, and sha256 digests of Pillow 9.4.0 output for several hundred cases
 // (testdata/pillow_golden.json, from scripts/golden/resample_pillow.py).
 //
 // # Use

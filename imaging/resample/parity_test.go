@@ -23,7 +23,8 @@ func randomCase(rng *rand.Rand) (src *imaging.RGB, w, h int, f Filter) {
 	return src, size(), size(), Filter(rng.IntN(6))
 }
 
-// The fast path must equal the spec transcription exactly.
+// The fast path must equal the slow transcription (reference_test.go)
+// exactly.
 func TestMatchesReference(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	ctx := context.Background()

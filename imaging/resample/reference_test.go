@@ -6,10 +6,10 @@ import (
 	"github.com/mmgate/mmgate/imaging"
 )
 
-// A slow, direct transcription of the preprocessing spec §10 (Pillow's
-// Image.resize for RGB), written independently of the fast path: weights in
-// float64 recomputed per output sample, a full uint8 intermediate image,
-// one sample at a time.
+// A slow, direct transcription of the resize steps of docs/preprocessing.md
+// ("Resize: Pillow's resampler": Pillow's Image.resize for RGB), written
+// independently of the fast path: weights in float64 recomputed per output
+// sample, a full uint8 intermediate image, one sample at a time.
 
 func refWeight(f Filter, x float64) float64 {
 	u := math.Abs(x)
@@ -139,7 +139,8 @@ func refVertical(src *imaging.RGB, nIn, h, shift int, f Filter) *imaging.RGB {
 	return out
 }
 
-// refPillowCall is one call of Pillow's Image.resize (§10.1, §10.4).
+// refPillowCall is one call of Pillow's Image.resize ("When a resize
+// happens", "Passes and fixed-point sums").
 func refPillowCall(src *imaging.RGB, w, h int, f Filter) *imaging.RGB {
 	if w == src.Width && h == src.Height {
 		return &imaging.RGB{Pix: append([]uint8(nil), src.Pix...), Width: w, Height: h}

@@ -26,7 +26,8 @@ func rgbOf(w, h int, px [][3]uint8) *imaging.RGB {
 	return m
 }
 
-// §10.6: the 5×3 image to 3×2 and 7×4 (Pillow 9.4.0).
+// The 5×3 image of docs/preprocessing.md ("Checked vectors") to 3×2 and 7×4
+// (Pillow 9.4.0).
 func TestSpecImage(t *testing.T) {
 	src := rgbOf(5, 3, [][3]uint8{
 		{0, 0, 0}, {255, 255, 255}, {10, 200, 30}, {90, 90, 90}, {255, 0, 0},

@@ -20,7 +20,8 @@ import (
 	"github.com/mmgate/mmgate/vision"
 )
 
-// TestFrom checks the status of every error kind conventions.md lists.
+// TestFrom checks the status of every error kind the README's Errors table
+// lists.
 func TestFrom(t *testing.T) {
 	wrap := func(err error) error { return fmt.Errorf("stage: %w", err) }
 	cases := []struct {

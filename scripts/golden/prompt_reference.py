@@ -25,7 +25,7 @@ request) this script:
      which the requests carry as data: URLs), and expands it as the processors
      do: Qwen2-VL / Qwen2.5-VL replace <|video_pad|> by gt*gh*gw/merge^2 copies
      (processing_qwen2_5_vl.py); Qwen3-VL computes the timestamps from the
-     indices and the clip's fps (spec preprocess.md 13.7, processing_qwen3_vl.py:
+     indices and the clip's fps (docs/preprocessing.md, processing_qwen3_vl.py:
      odd counts repeat the last index, seconds = index/fps, one mean per pair of
      frames) and replaces the video's <|vision_start|><|video_pad|><|vision_end|>
      (or bare <|video_pad|>) by, per temporal group, "<{:.1f} seconds>" +

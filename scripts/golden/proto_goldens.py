@@ -594,7 +594,7 @@ def tokenspeed_request(pb, common, img):
     ids = tokenize([text.replace("<|image_pad|>", "<|image_pad|>" * 2)])[0]
     runs = pad_runs(ids, IMAGE_PAD)
     rows, cols = pixels.shape
-    # content_hash: BLAKE3 of the hex BLAKE3 of the media bytes (wire.md).
+    # content_hash: BLAKE3 of the hex BLAKE3 of the media bytes (proto/testdata/wire.md).
     content_hash = bytes.fromhex(blake3_hex(blake3_hex(data).encode()))
     item = pb.MultimodalItem(
         modality=common.IMAGE, content_hash=content_hash,

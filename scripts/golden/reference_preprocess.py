@@ -2,7 +2,7 @@
 """Reference image preprocessing for Qwen2-VL / Qwen2.5-VL / Qwen3-VL.
 
 This is the project's Python reference for the whole image pipeline described in
-docs spec "preprocess.md": the 2026 vLLM media loader (Pillow open, EXIF
+docs/preprocessing.md: the 2026 vLLM media loader (Pillow open, EXIF
 orientation with errors ignored, transparency composited on a background via
 paste-with-mask, else convert("RGB")) followed by the Hugging Face slow
 (Pillow + NumPy) Qwen2-VL image processor with the transformers v5

@@ -151,7 +151,8 @@ def cases():
     return out
 
 
-# Coefficient tables, a direct transcription of the spec (section 10.3).
+# Coefficient tables, a direct transcription of docs/preprocessing.md
+# ("Coefficient tables").
 
 def bicubic(x):
     a = -0.5

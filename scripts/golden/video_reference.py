@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Reference video preprocessing for Qwen2-VL / Qwen2.5-VL / Qwen3-VL.
 
-The parity boundary is FFmpeg's rgb24 frames (spec preprocess.md section 13):
+The parity boundary is FFmpeg's rgb24 frames (docs/preprocessing.md, "Video"):
 frames come from Debian's FFmpeg 5.1 command line
 
     ffmpeg -i FILE -map 0:v:0 -fps_mode passthrough -f rawvideo -pix_fmt rgb24 -

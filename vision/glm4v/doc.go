@@ -27,9 +27,10 @@
 // SmartResize over the sampled count and the video processor's bounds, and
 // the prompt labels each temporal group with int(index/fps) of its first
 // frame, as Glm4vProcessor does. As for every video in this project
-// (spec preprocess.md §1.2), each frame is resized with the same
-// Pillow-exact bicubic as images, where upstream uses torchvision; sampling,
-// sizes, grid, timestamps and token counts match upstream exactly.
+// (docs/preprocessing.md, "The reference"), each frame is resized with the
+// same Pillow-exact bicubic as images, where upstream uses torchvision;
+// sampling, sizes, grid, timestamps and token counts match upstream
+// exactly.
 //
 // Prompts (Prompt, ImagePrompt, VideoPrompt) are data: the replacement
 // for the chat template's per-item anchor with each pad run written once,

@@ -12,8 +12,8 @@ var (
 	half              = [3]float64{0.5, 0.5, 0.5}
 )
 
-// The spec's table (preprocess.md §11), float32 bits in hex, for CLIP and
-// 0.5/0.5 settings.
+// The table of docs/preprocessing.md ("Rescale and normalize"), float32
+// bits in hex, for CLIP and 0.5/0.5 settings.
 func TestTableHex(t *testing.T) {
 	clip := New(Params{Rescale: DefaultRescale, Mean: clipMean, Std: clipStd, DoRescale: true, DoNormalize: true})
 	h := New(Params{Rescale: DefaultRescale, Mean: half, Std: half, DoRescale: true, DoNormalize: true})
@@ -39,7 +39,7 @@ func TestTableHex(t *testing.T) {
 			}
 		}
 	}
-	// The decimal values of the spec for two cells.
+	// The decimal values of two cells.
 	if got := clip.Float32(0, 255); float64(got) != 1.9303361177444458 {
 		t.Errorf("clip[0][255] = %v", got)
 	}

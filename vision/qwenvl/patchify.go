@@ -21,8 +21,9 @@ func (l layout) cols() int { return 3 * l.tau * l.p * l.p }
 // (m patch rows of the image) produces.
 func (l layout) blockRows() int { return l.gw * l.m }
 
-// The closed form of §12.1 for one image (T = 1, padded to tau identical
-// frames): output row r = ((bh·(gw/m) + bw)·m + mh)·m + mw holds the patch
+// The closed form of docs/preprocessing.md ("Patchify, grid and
+// placeholders") for one image (T = 1, padded to tau identical frames):
+// output row r = ((bh·(gw/m) + bw)·m + mh)·m + mw holds the patch
 // whose top-left pixel is ((bh·m+mh)·p, (bw·m+mw)·p); inside the row, column
 // k = ((c·tau + ti)·p + py)·p + px holds channel c of pixel (py, px) of the
 // patch, the same for every ti.

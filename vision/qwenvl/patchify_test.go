@@ -56,7 +56,8 @@ func transpose(in []float32, shape, perm []int) []float32 {
 	return out
 }
 
-// refPixelValues is the reference of the spec (§11, §12.1): normalize each
+// refPixelValues is the reference of docs/preprocessing.md ("Rescale and
+// normalize", "Patchify, grid and placeholders"): normalize each
 // sample directly (no table), stack the frame tau times, reshape to
 // (gt, τ, C, gh/m, m, p, gw/m, m, p), permute (0,3,6,4,7,2,1,5,8), flatten.
 func refPixelValues(img *imaging.RGB, c *Config) []float32 {
@@ -150,7 +151,8 @@ func TestPatchifyMatchesReference(t *testing.T) {
 	}
 }
 
-// The reference transpose agrees with the closed-form index formula of §12.1.
+// The reference transpose agrees with the closed-form index formula
+// (docs/preprocessing.md, "Patchify, grid and placeholders").
 func TestReferenceLayoutFormula(t *testing.T) {
 	cfg := presetMust(t, "qwen2.5-vl")
 	cfg.PatchSize = 2 // small patches keep the check exhaustive

@@ -29,7 +29,7 @@ func TestPlanImage(t *testing.T) {
 			mkPlan(2560, 1600, 2560, 1600, 1, 100, 160, 4000, 16000, 1536)},
 		{"qwen3 1x1", q3, 1, 1, vision.Overrides{},
 			mkPlan(1, 1, 256, 256, 1, 16, 16, 64, 256, 1536)},
-		// Sizes cross-checked with a Python transcription of §8.1.
+		// Sizes cross-checked with a Python transcription of smart_resize.
 		{"qwen2.5 max override", q25, 1920, 1080, vision.Overrides{MaxPixels: 1003520},
 			mkPlan(1920, 1080, 1316, 728, 1, 52, 94, 1222, 4888, 1176)},
 		{"qwen3 min override", q3, 100, 100, vision.Overrides{MinPixels: 4096},

@@ -7,9 +7,10 @@ import (
 	"github.com/mmgate/mmgate/vision"
 )
 
-// G1: the transformers v5 columns of the spec's smart_resize tables (§8.3),
-// verified rows and [computed] rows, for Qwen2/2.5 (28, 3136, 12845056) and
-// Qwen3 (32, 65536, 16777216). A zero result means an aspect-ratio error.
+// The transformers v5 smart_resize vectors (docs/preprocessing.md, "Test
+// vectors"): rows checked against the reference and rows computed from the
+// steps, for Qwen2/2.5 (28, 3136, 12845056) and Qwen3 (32, 65536, 16777216).
+// A zero result means an aspect-ratio error.
 func TestSmartResizeV5(t *testing.T) {
 	type hw struct{ h, w int }
 	tests := []struct {
@@ -30,10 +31,9 @@ func TestSmartResizeV5(t *testing.T) {
 		{hw{201, 1}, hw{}, hw{}},
 		{hw{224, 224}, hw{224, 224}, hw{256, 256}},
 		{hw{50, 7000}, hw{56, 7000}, hw{64, 7008}},
-		// [computed] vectors.
+		// Computed from the steps.
 		{hw{1, 1}, hw{56, 56}, hw{256, 256}},
-		// 27×29 (W×H). The spec lists this row as (56, 84) and (256, 288), which
-		// is (w, h); the steps of §8.1 give h > w for this taller-than-wide input.
+		// 27×29 (W×H): the steps give h > w for this taller-than-wide input.
 		{hw{29, 27}, hw{84, 56}, hw{288, 256}},
 		{hw{27, 29}, hw{56, 84}, hw{256, 288}},
 		{hw{1, 200}, hw{28, 812}, hw{32, 3648}},

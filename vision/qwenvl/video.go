@@ -208,8 +208,9 @@ func SmartResizeVideoQwen3(nFrames, height, width, temporalFactor, factor int, m
 	return h, w, nil
 }
 
-// smartResizeUtils0010 is qwen-vl-utils 0.0.10 smart_resize: like §8.1 but
-// with max(factor, round(·)·factor) in the first step and no clamp when
+// smartResizeUtils0010 is qwen-vl-utils 0.0.10 smart_resize: like the v5
+// one (docs/preprocessing.md, "smart_resize") but with
+// max(factor, round(·)·factor) in the first step and no clamp when
 // shrinking.
 func smartResizeUtils0010(height, width, factor int, minPixels, maxPixels float64) (h, w int, err error) {
 	if height <= 0 || width <= 0 {

@@ -6,8 +6,8 @@ import (
 	"github.com/mmgate/mmgate/imaging"
 )
 
-// The temporal patchify of one group of tau resized frames (§12.1 with
-// T = tau): row r = ((bh·(gw/m) + bw)·m + mh)·m + mw, column
+// The temporal patchify of one group of tau resized frames (the closed form
+// of docs/preprocessing.md with T = tau): row r = ((bh·(gw/m) + bw)·m + mh)·m + mw, column
 // k = ((c·tau + ti)·p + py)·p + px holds channel c of pixel
 // ((bh·m+mh)·p + py, (bw·m+mw)·p + px) of frame ti. A video's rows are its
 // groups' rows in time order, so each group fills its own contiguous part of

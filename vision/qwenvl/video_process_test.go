@@ -25,7 +25,8 @@ func loadPreset(t testing.TB, name string) *Processor {
 	return p
 }
 
-// TestPlanVideoSpecVectors runs spec §13.8 through PlanVideo.
+// TestPlanVideoSpecVectors runs the video vectors of docs/preprocessing.md
+// ("Test vectors (video)") through PlanVideo.
 func TestPlanVideoSpecVectors(t *testing.T) {
 	q3, q25 := loadPreset(t, "qwen3-vl"), loadPreset(t, "qwen2.5-vl")
 	for _, c := range []struct {
@@ -133,7 +134,8 @@ func TestPlanVideoErrors(t *testing.T) {
 
 // referenceVideo is the obviously-correct pipeline: each frame resized (via
 // the first size when the plan has one), padded in time with the last
-// frame, and pixel_values[r][k] computed from §12.1's closed form with the
+// frame, and pixel_values[r][k] computed from the closed form of
+// docs/preprocessing.md ("Patchify, grid and placeholders") with the
 // normalize formula, encoded as dt.
 func referenceVideo(t *testing.T, p *Processor, frames []*imaging.RGB, plan vision.VideoPlan, dt tensor.DType) []byte {
 	t.Helper()

@@ -27,8 +27,9 @@ func TestFormatTimestamp(t *testing.T) {
 	}
 }
 
-// The §13.8 Qwen3-VL vectors: count, indices (prefix/suffix as listed),
-// per-frame size, grid_t, leading timestamps.
+// The Qwen3-VL vectors of docs/preprocessing.md ("Test vectors (video)"):
+// count, indices (prefix/suffix as listed), per-frame size, grid_t, leading
+// timestamps.
 func TestVideoQwen3Vectors(t *testing.T) {
 	tests := []struct {
 		total      int
@@ -142,7 +143,8 @@ func TestVideoQwen3Errors(t *testing.T) {
 	}
 }
 
-// The §13.8 Qwen2.5 (qwen-vl-utils 0.0.10) vectors.
+// The Qwen2.5-VL (qwen-vl-utils 0.0.10) vectors of docs/preprocessing.md
+// ("Test vectors (video)").
 func TestVideoQwen25Vectors(t *testing.T) {
 	tests := []struct {
 		total int

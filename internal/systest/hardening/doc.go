@@ -2,7 +2,8 @@
 // library code: its tests build the mmgate binary once, run a real gateway
 // (and reference or deliberately broken workers) and check that every bad
 // request, bad medium, forbidden URL and misbehaving worker gets the status
-// and error code conventions.md documents, while the gateway stays healthy.
+// and error code the README's Errors table documents, while the gateway
+// stays healthy.
 //
 // The request corpus lives in testdata/corpus: one request body per file and
 // testdata/corpus/cases.tsv naming each file with its expected status and

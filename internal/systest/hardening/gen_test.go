@@ -37,7 +37,7 @@ type corpusCase struct {
 }
 
 // generated builds the whole corpus: request bodies and what the gateway
-// must answer (conventions.md's table).
+// must answer (the README's Errors table).
 func generated(t *testing.T) (map[string][]byte, []corpusCase) {
 	bodies := map[string][]byte{}
 	var cases []corpusCase

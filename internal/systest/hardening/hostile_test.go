@@ -16,8 +16,8 @@ import (
 	"github.com/mmgate/mmgate/internal/testutil/procs"
 )
 
-// hostileN is how many hostile connections each scenario opens (the
-// issue's figure; larger runs for docs/reliability.md pass a larger one).
+// hostileN is how many hostile connections each scenario opens (300 in the
+// default suite; the larger runs of docs/reliability.md pass a larger one).
 var hostileN = flag.Int("hostile.n", 300, "hostile connections per scenario")
 
 // TestHostileDrippingBodies: connections that send their headers and then
