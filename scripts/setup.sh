@@ -10,7 +10,7 @@ set -euo pipefail
 
 runtime_pkgs=(pkg-config gcc libc6-dev libturbojpeg0-dev libjpeg62-turbo-dev libwebp-dev ffmpeg)
 test_pkgs=(chromium)
-dev_pkgs=(python3-pil python3-numpy python3-jinja2 protobuf-compiler libjpeg-turbo-progs time)
+dev_pkgs=(python3-pil python3-numpy python3-jinja2 python3-grpcio python3-protobuf python3-msgpack protobuf-compiler libjpeg-turbo-progs time hyperfine wrk)
 
 pkgs=("${runtime_pkgs[@]}")
 case "${1:-}" in
