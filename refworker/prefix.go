@@ -53,7 +53,7 @@ func (c *prefixCache) lookup(ids []uint32, items []received) int {
 		return 0
 	}
 	matched := 0
-	c.tree.MatchInsert(keys, func(m map[string]int) (string, bool) {
+	c.tree.MatchInsert(keys, func(m, _ map[string]int) (string, bool) {
 		matched = m[self]
 		return self, true
 	})

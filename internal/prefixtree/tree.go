@@ -82,13 +82,13 @@ func (t *Tree) Insert(keys []uint64, worker string) {
 }
 
 // MatchInsert matches keys, calls choose with the matches (as Match
-// returns them) and records keys for the worker it returns, all under the
-// tree's lock; choose returning ok false records nothing. It returns
-// choose's result.
-func (t *Tree) MatchInsert(keys []uint64, choose func(matches map[string]int) (worker string, ok bool)) (string, bool) {
+// returns them) and the keys each worker holds (as Sizes returns them), and
+// records keys for the worker it returns, all under the tree's lock; choose
+// returning ok false records nothing. It returns choose's result.
+func (t *Tree) MatchInsert(keys []uint64, choose func(matches, sizes map[string]int) (worker string, ok bool)) (string, bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	w, ok := choose(t.byName(t.match(keys)))
+	w, ok := choose(t.byName(t.match(keys)), t.sizesLocked())
 	if ok {
 		t.insertLocked(keys, w)
 	}
@@ -111,6 +111,10 @@ func (t *Tree) Forget(worker string) {
 func (t *Tree) Sizes() map[string]int {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	return t.sizesLocked()
+}
+
+func (t *Tree) sizesLocked() map[string]int {
 	out := make(map[string]int, len(t.ids))
 	for w, id := range t.ids {
 		out[w] = t.tokens[id]

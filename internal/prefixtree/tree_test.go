@@ -290,7 +290,7 @@ func TestForget(t *testing.T) {
 func TestMatchInsert(t *testing.T) {
 	tr := New(Options{})
 	tr.Insert(seq(0, 32), "a")
-	w, ok := tr.MatchInsert(seq(0, 48), func(m map[string]int) (string, bool) {
+	w, ok := tr.MatchInsert(seq(0, 48), func(m, _ map[string]int) (string, bool) {
 		if m["a"] != 32 {
 			t.Fatalf("matches %v", m)
 		}
@@ -299,7 +299,7 @@ func TestMatchInsert(t *testing.T) {
 	if w != "b" || !ok || tr.Sizes()["b"] != 48 {
 		t.Fatalf("%s %v %v", w, ok, tr.Sizes())
 	}
-	if _, ok := tr.MatchInsert(seq(900, 32), func(map[string]int) (string, bool) { return "", false }); ok || tr.Sizes()[""] != 0 {
+	if _, ok := tr.MatchInsert(seq(900, 32), func(_, _ map[string]int) (string, bool) { return "", false }); ok || tr.Sizes()[""] != 0 {
 		t.Fatal("declined choice recorded")
 	}
 	check(t, tr)
@@ -320,7 +320,7 @@ func TestConcurrent(t *testing.T) {
 				case 1:
 					tr.Insert(keys, w)
 				default:
-					tr.MatchInsert(keys, func(m map[string]int) (string, bool) { return w, true })
+					tr.MatchInsert(keys, func(_, _ map[string]int) (string, bool) { return w, true })
 				}
 				tr.Match(keys)
 			}

@@ -57,11 +57,11 @@ func (p *CacheAware) Pick(model string, workers []Worker, prompt prefixtree.Prom
 	if len(workers) == 0 {
 		return d, nil
 	}
-	p.tree(model).MatchInsert(keys, func(matches map[string]int) (string, bool) {
+	p.tree(model).MatchInsert(keys, func(matches, sizes map[string]int) (string, bool) {
 		c := make([]Candidate, len(workers))
 		p.mu.Lock()
 		for i, w := range workers {
-			c[i] = Candidate{Load: w.Load, Routed: p.routed[w.URL], Match: matches[w.URL]}
+			c[i] = Candidate{Load: w.Load, Cached: sizes[w.URL], Routed: p.routed[w.URL], Match: matches[w.URL]}
 		}
 		p.mu.Unlock()
 		d.Index, d.Reason = CachePick(c, len(keys), p.opts.Thresholds)

@@ -15,13 +15,13 @@
 //     then the least loaded wins.
 //  2. Otherwise the longest prefix match wins when matched / prompt
 //     tokens > Cache (strictly); among equal matches, the less loaded,
-//     then the one with fewer routed requests, then the first.
+//     then as "least loaded" breaks ties.
 //  3. Otherwise (a miss) the least loaded wins.
 //
-// "Least loaded" breaks ties by the routed-request count, then by order, as
-// SMG does since its change #1714 (its file header still says a miss goes
-// to the worker with the smallest tree; the code uses the request count),
-// so new conversations spread over equally loaded workers. The chosen
+// "Least loaded" breaks ties towards the worker whose tree holds the least
+// cached prefix data (the smallest tree, the rule SMG's cache_aware.rs
+// states for a miss), then by the routed-request count, then by order, so
+// new conversations spread over equally loaded workers. The chosen
 // worker's tree learns the prompt in every case.
 //
 // # power_of_two and consistent_hash

@@ -47,7 +47,11 @@ type Candidate struct {
 	// Load is its requests in flight (the gateway's count, or the
 	// engine's load score).
 	Load int
-	// Routed is how many requests were routed to it so far (a tie-break).
+	// Cached is how many prompt tokens its prefix tree holds (the first
+	// tie-break between equal loads).
+	Cached int
+	// Routed is how many requests were routed to it so far (the second
+	// tie-break).
 	Routed uint64
 	// Match is how many prompt tokens its prefix tree matched.
 	Match int
@@ -92,7 +96,8 @@ func CachePick(c []Candidate, promptTokens int, th Thresholds) (int, Reason) {
 }
 
 // LeastLoaded returns the index of the least loaded candidate, ties broken
-// by fewer routed requests, then by order (-1 when c is empty).
+// by less cached prefix data, then by fewer routed requests, then by order
+// (-1 when c is empty).
 func LeastLoaded(c []Candidate) int {
 	if len(c) == 0 {
 		return -1
@@ -107,7 +112,13 @@ func LeastLoaded(c []Candidate) int {
 }
 
 func lessLoaded(a, b Candidate) bool {
-	return a.Load < b.Load || a.Load == b.Load && a.Routed < b.Routed
+	if a.Load != b.Load {
+		return a.Load < b.Load
+	}
+	if a.Cached != b.Cached {
+		return a.Cached < b.Cached
+	}
+	return a.Routed < b.Routed
 }
 
 // PowerOfTwo draws two distinct candidates with intn (a uniform draw from
