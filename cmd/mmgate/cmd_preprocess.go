@@ -20,6 +20,7 @@ import (
 	"github.com/mmgate/mmgate/internal/imageprep"
 	"github.com/mmgate/mmgate/internal/videoprep"
 	"github.com/mmgate/mmgate/tensor"
+	"github.com/mmgate/mmgate/tensor/npy"
 	"github.com/mmgate/mmgate/vision"
 )
 
@@ -274,7 +275,7 @@ func emitTensor(f preprocessFlags, npyPath string, dt tensor.DType, shape []int,
 		sha = hex.EncodeToString(sum[:])
 	}
 	if npyPath != "" {
-		if err := writeNPY(npyPath, dt, shape, data); err != nil {
+		if err := npy.WriteFile(npyPath, dt, shape, data); err != nil {
 			return "", err
 		}
 	}
