@@ -18,6 +18,7 @@ import (
 	"github.com/mmgate/mmgate/family/builtin"
 	"github.com/mmgate/mmgate/imaging/resample"
 	"github.com/mmgate/mmgate/internal/imageprep"
+	"github.com/mmgate/mmgate/internal/tensormem"
 	"github.com/mmgate/mmgate/internal/videoprep"
 	"github.com/mmgate/mmgate/tensor"
 	"github.com/mmgate/mmgate/tensor/npy"
@@ -161,7 +162,7 @@ func runPreprocess(ctx context.Context, s *stdio, args []string) int {
 	} else {
 		defer stopVideo()
 	}
-	pm := preprocessMedia{model: model, images: pp, videos: vp, videoErr: vpErr, video: vf}
+	pm := preprocessMedia{mem: new(tensormem.Allocator), model: model, images: pp, videos: vp, videoErr: vpErr, video: vf}
 	log.Debug("preprocess", "model", f.model, "family", model.Family().Name(), "model_type", model.ModelType(), "min_pixels", f.minPixels,
 		"max_pixels", f.maxPixels, "dtype", f.dtype.String(), "workers", f.workers, "inputs", len(files))
 
@@ -171,7 +172,7 @@ func runPreprocess(ctx context.Context, s *stdio, args []string) int {
 	for _, name := range files[:min(f.workers, len(files))] {
 		warm += heapEstimate(pp, name, ov)
 	}
-	warmHeap(warm)
+	tensormem.WarmHeap(warm)
 	lines := make([]any, len(files))
 	done := make([]chan struct{}, len(files))
 	for i := range done {
@@ -211,7 +212,8 @@ func runPreprocess(ctx context.Context, s *stdio, args []string) int {
 // preprocessMedia holds the model, the image pipeline and, when available,
 // the video pipeline.
 type preprocessMedia struct {
-	model    family.Model // its family's extras go on each line
+	mem      *tensormem.Allocator // where the tensors live
+	model    family.Model         // its family's extras go on each line
 	images   *imageprep.Preprocessor
 	videos   *videoprep.Preprocessor // nil without video support
 	videoErr error                   // why videos is nil
@@ -237,11 +239,11 @@ func preprocessOne(ctx context.Context, m preprocessMedia, f preprocessFlags, na
 		Data:      data,
 		Overrides: vision.Overrides{MinPixels: f.minPixels, MaxPixels: f.maxPixels},
 		DType:     f.dtype,
-		Alloc:     mapAlloc,
+		Alloc:     m.mem.Alloc,
 	})
 	data = nil
 	if res != nil && res.Data != nil {
-		defer mapFree(res.Data)
+		defer m.mem.Free(res.Data)
 	}
 	if err != nil {
 		return refuse(err)

@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/mmgate/mmgate/internal/imageprep"
+	"github.com/mmgate/mmgate/internal/tensormem"
 	"github.com/mmgate/mmgate/tensor"
 	"github.com/mmgate/mmgate/vision"
 	"github.com/mmgate/mmgate/vision/qwenvl"
@@ -293,8 +294,8 @@ func TestHeapEstimate(t *testing.T) {
 			t.Errorf("%s: %d, want 0", f, got)
 		}
 	}
-	warmHeap(0)
-	warmHeap(8 << 20)
+	tensormem.WarmHeap(0)
+	tensormem.WarmHeap(8 << 20)
 }
 
 // --background composites transparent inputs on that colour, as the

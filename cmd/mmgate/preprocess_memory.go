@@ -4,9 +4,7 @@ import (
 	"context"
 	"io"
 	"os"
-	"runtime"
 	"runtime/debug"
-	"sync"
 
 	"github.com/mmgate/mmgate/imaging"
 	"github.com/mmgate/mmgate/imaging/resample"
@@ -42,9 +40,6 @@ func (rr releasingResizer) ResizeInto(ctx context.Context, dst, src *imaging.RGB
 	return nil
 }
 
-// warmHeapMax bounds the memory warmHeap prepares.
-const warmHeapMax = 512 << 20
-
 // heapEstimate is the Go-heap memory one input needs while it is decoded and
 // resized — the decoded image, the resampler's intermediate rows and the
 // resized image — planned from the file's headers; 0 when they cannot be
@@ -66,38 +61,4 @@ func heapEstimate(pp *imageprep.Preprocessor, name string, o vision.Overrides) i
 		return src
 	}
 	return src + plan.Width*plan.SourceHeight*3 + plan.Width*plan.Height*3
-}
-
-// warmHeap prepares n bytes of free Go heap backed by transparent huge pages.
-// A one-shot command otherwise meets every decoded and resized image with
-// fresh 4 KiB pages — tens of thousands of page faults that cost as much CPU
-// as the JPEG decoding itself. The block is touched once (a few hundred
-// huge-page faults), then dropped and collected, and the images allocated
-// next reuse its pages. A long-running server reuses its heap anyway and
-// needs none of this.
-func warmHeap(n int) {
-	n = min(n, warmHeapMax)
-	if n < 2*hugePage {
-		return
-	}
-	b := make([]byte, n+hugePage)
-	off := 0
-	if r := addrMod(b, hugePage); r != 0 {
-		off = hugePage - r
-	}
-	adviseHugePages(b[off : off+n/hugePage*hugePage])
-	// Touch it from every core: the kernel zeroes the pages in parallel.
-	parts := runtime.GOMAXPROCS(0)
-	step := (len(b)/parts + hugePage - 1) / hugePage * hugePage
-	var wg sync.WaitGroup
-	for lo := 0; lo < len(b); lo += step {
-		wg.Go(func() {
-			for i := lo; i < min(lo+step, len(b)); i += 4096 {
-				b[i] = 0
-			}
-		})
-	}
-	wg.Wait()
-	b = nil
-	runtime.GC()
 }

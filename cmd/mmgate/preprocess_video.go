@@ -144,10 +144,10 @@ func preprocessVideo(ctx context.Context, m preprocessMedia, f preprocessFlags, 
 			MinPixels: f.minPixels, MaxPixels: f.maxPixels,
 		},
 		DType: f.dtype,
-		Alloc: mapAlloc,
+		Alloc: m.mem.Alloc,
 	})
 	if res != nil && res.Data != nil {
-		defer mapFree(res.Data)
+		defer m.mem.Free(res.Data)
 	}
 	if err != nil {
 		if errors.Is(err, video.ErrUnavailable) {

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/mmgate/mmgate/family/builtin"
+	"github.com/mmgate/mmgate/internal/tensormem"
 	"github.com/mmgate/mmgate/tensor"
 )
 
@@ -118,7 +119,7 @@ func TestPreprocessVideoGolden(t *testing.T) {
 				}
 				defer stop()
 				f := preprocessFlags{model: c.Model, dtype: tensor.Float32, hash: true}
-				got := preprocessVideo(context.Background(), preprocessMedia{model: model, videos: vp, video: vf}, f, "in.mp4", data, "")
+				got := preprocessVideo(context.Background(), preprocessMedia{mem: new(tensormem.Allocator), model: model, videos: vp, video: vf}, f, "in.mp4", data, "")
 				line, ok := got.(preprocessVideoLine)
 				if !ok {
 					t.Fatalf("refused: %+v", got)
