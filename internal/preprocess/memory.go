@@ -1,4 +1,4 @@
-package main
+package preprocess
 
 import (
 	"context"
@@ -9,11 +9,12 @@ import (
 	"github.com/mmgate/mmgate/imaging"
 	"github.com/mmgate/mmgate/imaging/resample"
 	"github.com/mmgate/mmgate/internal/imageprep"
+	"github.com/mmgate/mmgate/internal/tensormem"
 	"github.com/mmgate/mmgate/vision"
 )
 
-// This file answers: how does `mmgate preprocess` keep memory cheap? Peak
-// memory stays close to the tensor it produces, and page faults are few.
+// This file answers: how does a run keep memory cheap? Peak memory stays
+// close to the tensors it produces, and page faults are few.
 //
 // Once an image has been resized, the decoded image and the resampler's
 // intermediate rows are garbage, but the Go heap would keep their pages until
@@ -38,6 +39,17 @@ func (rr releasingResizer) ResizeInto(ctx context.Context, dst, src *imaging.RGB
 		debug.FreeOSMemory()
 	}
 	return nil
+}
+
+// warmHeap prepares the Go heap (tensormem.WarmHeap) for the inputs the
+// first workers decode and resize at the same time.
+func (r *Runner) warmHeap(files []string) {
+	ov := vision.Overrides{MinPixels: r.o.MinPixels, MaxPixels: r.o.MaxPixels}
+	warm := 0
+	for _, name := range files[:min(r.o.Workers, len(files))] {
+		warm += heapEstimate(r.images, name, ov)
+	}
+	tensormem.WarmHeap(warm)
 }
 
 // heapEstimate is the Go-heap memory one input needs while it is decoded and
