@@ -19,7 +19,7 @@ var ErrDType = errors.New("no .npy descr for this dtype")
 var ErrHeaderTooLong = errors.New("header too long for format 1.0")
 
 // magic is the file signature followed by the format version, 1.0.
-var magic = []byte{0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0}
+const magic = "\x93NUMPY\x01\x00"
 
 // align is the multiple of bytes the data starts at, as numpy.save pads.
 const align = 64
@@ -59,8 +59,7 @@ func Header(dt tensor.DType, shape []int) ([]byte, error) {
 	if len(dict) > 0xFFFF {
 		return nil, fmt.Errorf("npy: shape %v: %w", shape, ErrHeaderTooLong)
 	}
-	h := append([]byte{}, magic...)
-	h = append(h, byte(len(dict)), byte(len(dict)>>8))
+	h := append([]byte(magic), byte(len(dict)), byte(len(dict)>>8))
 	return append(h, dict...), nil
 }
 
