@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mmgate/mmgate/internal/tensormem"
 )
 
 // Flags for BenchmarkVideoFile (scripts/bench/video_bench.sh passes them).
@@ -47,8 +49,9 @@ func BenchmarkVideoClip(b *testing.B) {
 func benchVideoData(b *testing.B, data []byte, model string) {
 	pp := newPre(b, model)
 	ctx := context.Background()
+	var mem tensormem.Allocator
 	call := func() *Result {
-		res, err := pp.Video(ctx, Request{Data: data, Alloc: benchAlloc, Release: benchFree})
+		res, err := pp.Video(ctx, Request{Data: data, Alloc: mem.Alloc, Release: mem.Free})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -56,7 +59,7 @@ func benchVideoData(b *testing.B, data []byte, model string) {
 	}
 	// One untimed call first: a process's first tensors land in memory it
 	// has never touched, which costs far more than in a running gateway.
-	benchFree(call().Data)
+	mem.Free(call().Data)
 	var res *Result
 	var sum [32]byte
 	var times []string
@@ -67,7 +70,7 @@ func benchVideoData(b *testing.B, data []byte, model string) {
 		b.StopTimer() // hashing and unmapping are not part of the work
 		times = append(times, strconv.FormatFloat(float64(d)/1e6, 'f', 1, 64))
 		sum = sha256.Sum256(res.Data)
-		benchFree(res.Data)
+		mem.Free(res.Data)
 		b.StartTimer()
 	}
 	g := res.GridTHW()

@@ -1,21 +1,20 @@
-package main
+package preprocess
 
 import (
 	"context"
 	"io"
 	"os"
-	"runtime"
 	"runtime/debug"
-	"sync"
 
 	"github.com/mmgate/mmgate/imaging"
 	"github.com/mmgate/mmgate/imaging/resample"
 	"github.com/mmgate/mmgate/internal/imageprep"
+	"github.com/mmgate/mmgate/internal/tensormem"
 	"github.com/mmgate/mmgate/vision"
 )
 
-// This file answers: how does `mmgate preprocess` keep memory cheap? Peak
-// memory stays close to the tensor it produces, and page faults are few.
+// This file answers: how does a run keep memory cheap? Peak memory stays
+// close to the tensors it produces, and page faults are few.
 //
 // Once an image has been resized, the decoded image and the resampler's
 // intermediate rows are garbage, but the Go heap would keep their pages until
@@ -42,8 +41,16 @@ func (rr releasingResizer) ResizeInto(ctx context.Context, dst, src *imaging.RGB
 	return nil
 }
 
-// warmHeapMax bounds the memory warmHeap prepares.
-const warmHeapMax = 512 << 20
+// warmHeap prepares the Go heap (tensormem.WarmHeap) for the inputs the
+// first workers decode and resize at the same time.
+func (r *Runner) warmHeap(files []string) {
+	ov := vision.Overrides{MinPixels: r.o.MinPixels, MaxPixels: r.o.MaxPixels}
+	warm := 0
+	for _, name := range files[:min(r.o.Workers, len(files))] {
+		warm += heapEstimate(r.images, name, ov)
+	}
+	tensormem.WarmHeap(warm)
+}
 
 // heapEstimate is the Go-heap memory one input needs while it is decoded and
 // resized — the decoded image, the resampler's intermediate rows and the
@@ -66,38 +73,4 @@ func heapEstimate(pp *imageprep.Preprocessor, name string, o vision.Overrides) i
 		return src
 	}
 	return src + plan.Width*plan.SourceHeight*3 + plan.Width*plan.Height*3
-}
-
-// warmHeap prepares n bytes of free Go heap backed by transparent huge pages.
-// A one-shot command otherwise meets every decoded and resized image with
-// fresh 4 KiB pages — tens of thousands of page faults that cost as much CPU
-// as the JPEG decoding itself. The block is touched once (a few hundred
-// huge-page faults), then dropped and collected, and the images allocated
-// next reuse its pages. A long-running server reuses its heap anyway and
-// needs none of this.
-func warmHeap(n int) {
-	n = min(n, warmHeapMax)
-	if n < 2*hugePage {
-		return
-	}
-	b := make([]byte, n+hugePage)
-	off := 0
-	if r := addrMod(b, hugePage); r != 0 {
-		off = hugePage - r
-	}
-	adviseHugePages(b[off : off+n/hugePage*hugePage])
-	// Touch it from every core: the kernel zeroes the pages in parallel.
-	parts := runtime.GOMAXPROCS(0)
-	step := (len(b)/parts + hugePage - 1) / hugePage * hugePage
-	var wg sync.WaitGroup
-	for lo := 0; lo < len(b); lo += step {
-		wg.Go(func() {
-			for i := lo; i < min(lo+step, len(b)); i += 4096 {
-				b[i] = 0
-			}
-		})
-	}
-	wg.Wait()
-	b = nil
-	runtime.GC()
 }

@@ -1,4 +1,4 @@
-package main
+package preprocess
 
 import (
 	"context"
@@ -49,18 +49,18 @@ func TestIsVideo(t *testing.T) {
 
 func TestVideoFlagsValidate(t *testing.T) {
 	for _, c := range []struct {
-		vf videoFlags
+		vf VideoOptions
 		ok bool
 	}{
-		{videoFlags{}, true},
-		{videoFlags{fps: 1}, true},
-		{videoFlags{numFrames: 8}, true},
-		{videoFlags{fps: 1, numFrames: 8}, false},
-		{videoFlags{fps: -1}, false},
-		{videoFlags{totalPixels: -1}, false},
-		{videoFlags{numFrames: 769}, false},
+		{VideoOptions{}, true},
+		{VideoOptions{FPS: 1}, true},
+		{VideoOptions{NumFrames: 8}, true},
+		{VideoOptions{FPS: 1, NumFrames: 8}, false},
+		{VideoOptions{FPS: -1}, false},
+		{VideoOptions{TotalPixels: -1}, false},
+		{VideoOptions{NumFrames: 769}, false},
 	} {
-		if got := c.vf.validate() == ""; got != c.ok {
+		if got := c.vf.validate() == nil; got != c.ok {
 			t.Errorf("%+v: ok = %v, want %v", c.vf, got, c.ok)
 		}
 	}
@@ -111,15 +111,13 @@ func TestPreprocessVideoGolden(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				vf := &videoFlags{}
-				vp, stop, err := modelVideoPreprocessor(model, 2, vf)
+				r, err := New(Options{Model: model, Workers: 2, DType: tensor.Float32, Hash: true})
 				if err != nil {
 					t.Fatal(err)
 				}
-				defer stop()
-				f := preprocessFlags{model: c.Model, dtype: tensor.Float32, hash: true}
-				got := preprocessVideo(context.Background(), preprocessMedia{model: model, videos: vp, video: vf}, f, "in.mp4", data, "")
-				line, ok := got.(preprocessVideoLine)
+				defer r.Close()
+				got := r.video(context.Background(), "in.mp4", data, "")
+				line, ok := got.(VideoLine)
 				if !ok {
 					t.Fatalf("refused: %+v", got)
 				}

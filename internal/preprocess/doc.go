@@ -1,0 +1,30 @@
+// Package preprocess is the engine of `mmgate preprocess`: it decodes and
+// preprocesses image and video files for a model exactly as the model's
+// reference processor does and writes one JSON line per input.
+//
+// Images go through package internal/imageprep and videos through
+// internal/videoprep, so the tensors equal, bit for bit, those the
+// packages' goldens pin (with the cgo decoders; a line's "exact" says when
+// the image decoder was not Pillow-exact). A file is a video when its bytes
+// start like a video container (MP4/MOV, Matroska/WebM, AVI); an animated
+// GIF stays an image unless Options.Video.AsVideo is set. Without FFmpeg or
+// video support in the model, each video input is refused with the reason
+// and images still run.
+//
+// Inputs run in parallel (Options.Workers at a time) and their lines are
+// written in input order, as soon as each line and every line before it is
+// ready: a Line or VideoLine for an accepted input, an ErrorLine for a
+// refused one. A model family's extra fields (Qwen-VL: grid_thw) follow
+// "file", in the family's order. The optional sha256 and .npy file are made
+// after the timed work and are not part of the timings.
+//
+// Memory stays close to the tensors in flight: each tensor lives in a
+// mapping of its own (package internal/tensormem) that is unmapped once
+// the tensor has been hashed or written, the Go heap is warmed with huge
+// pages for the first images, and large resized images hand the decoded
+// image's pages back to the OS before their tensor is filled.
+//
+// A Runner is safe for concurrent use, though it is meant for one run per
+// process: Run warms the Go heap and forces collections, costs a
+// long-running server should not pay.
+package preprocess

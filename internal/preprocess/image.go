@@ -1,0 +1,58 @@
+package preprocess
+
+import (
+	"context"
+
+	"github.com/mmgate/mmgate/family"
+	"github.com/mmgate/mmgate/internal/imageprep"
+	"github.com/mmgate/mmgate/media"
+	"github.com/mmgate/mmgate/vision"
+)
+
+// newImageDecoder builds the Pillow-equivalent decoder, compositing
+// transparent images onto bg (nil: white).
+func newImageDecoder(bg *[3]uint8) (imageprep.Decoder, error) {
+	d, err := media.New(media.Options{Background: bg})
+	if err != nil {
+		return nil, err
+	}
+	return imageprep.MediaDecoder(d), nil
+}
+
+// image runs one image and returns its line. The tensor lives in memory
+// mapped for it alone and is unmapped before returning, after the optional
+// hash and .npy file.
+func (r *Runner) image(ctx context.Context, name string, data []byte, npyPath string) any {
+	res, err := r.images.Image(ctx, imageprep.Request{
+		Data:      data,
+		Overrides: vision.Overrides{MinPixels: r.o.MinPixels, MaxPixels: r.o.MaxPixels},
+		DType:     r.o.DType,
+		Alloc:     r.mem.Alloc,
+	})
+	data = nil // the encoded file is garbage while the tensor is hashed or written
+	if res != nil && res.Data != nil {
+		defer r.mem.Free(res.Data)
+	}
+	if err != nil {
+		return refuse(name, err)
+	}
+	line := Line{
+		File:   name,
+		Extras: r.o.Model.Extras(family.ImageItem(res.Plan)),
+		Tokens: res.Tokens(),
+		Shape:  res.Shape(),
+		DType:  res.DType.String(),
+		Exact:  res.Exact,
+		TimingsMS: TimingsMS{
+			Decode:            ms(res.Timings.Decode),
+			Resize:            ms(res.Timings.Resize),
+			NormalizePatchify: ms(res.Timings.NormalizePatchify),
+		},
+	}
+	sum, err := r.emit(npyPath, res.DType, res.Shape(), res.Data)
+	if err != nil {
+		return refuse(name, err)
+	}
+	line.SHA256 = sum
+	return line
+}

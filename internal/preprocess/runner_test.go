@@ -1,0 +1,62 @@
+package preprocess
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/mmgate/mmgate/family/builtin"
+)
+
+// failWriter fails every write.
+type failWriter struct{}
+
+func (failWriter) Write([]byte) (int, error) { return 0, errors.New("disk full") }
+
+// The errors of New and Run say who must act: the caller (*OptionsError),
+// or nobody, the lines saying why an input was refused (ErrRefused) or
+// could not be written (ErrOutput).
+func TestRunErrors(t *testing.T) {
+	model, err := builtin.New().Open("qwen2.5-vl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var oe *OptionsError
+	for _, o := range []Options{{}, {Model: model, Workers: -1}, {Model: model, MaxPixels: -1}, {Model: model, Video: VideoOptions{FPS: 1, NumFrames: 2}}} {
+		if _, err := New(o); !errors.As(err, &oe) {
+			t.Errorf("New(%+v): %v, want an *OptionsError", o, err)
+		}
+	}
+	img := filepath.Join(photos, "synth", "size_28x28.png")
+	run := func(o Options, files ...string) (string, error) {
+		t.Helper()
+		r, err := New(o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer r.Close()
+		var out bytes.Buffer
+		err = r.Run(context.Background(), files, &out)
+		return out.String(), err
+	}
+	if out, err := run(Options{Model: model}, img, img); err != nil || strings.Count(out, "\n") != 2 {
+		t.Errorf("two good inputs: %v, %q", err, out)
+	}
+	if out, err := run(Options{Model: model}, "missing.png", img); !errors.Is(err, ErrRefused) || !strings.HasPrefix(out, `{"file":"missing.png","error":`) {
+		t.Errorf("a missing input: %v, %q", err, out)
+	}
+	if out, err := run(Options{Model: model, OutDir: t.TempDir()}, img, img); !errors.As(err, &oe) || oe.Flag != "--out" || out != "" {
+		t.Errorf("two inputs writing one .npy file: %v, %q", err, out)
+	}
+	r, err := New(Options{Model: model})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if err := r.Run(context.Background(), []string{img, "missing.png"}, failWriter{}); !errors.Is(err, ErrOutput) || !errors.Is(err, ErrRefused) {
+		t.Errorf("a failing writer: %v, want ErrOutput and ErrRefused", err)
+	}
+}
