@@ -54,6 +54,12 @@ type Specials struct {
 	// Reserved are every media special token: text that contains one of
 	// them is refused.
 	Reserved []Token
+	// Splits are tokens that vLLM reads as the sequence of other tokens
+	// when it looks for a media item's replacement in the prompt's ids:
+	// text next to a replacement can merge with its first token (Gemma 3's
+	// "\n\n\n" is "\n" + "\n\n"). A replacement found from inside such a
+	// token starts at it. nil when the model has none.
+	Splits map[uint32][]uint32
 }
 
 // Placeholder is the text that stands for one item of modality m in the

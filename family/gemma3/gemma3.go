@@ -18,6 +18,7 @@ package gemma3
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/mmgate/mmgate/family"
 	"github.com/mmgate/mmgate/prompt"
@@ -63,13 +64,35 @@ func (m *model) Extras(it family.Item) []family.Field {
 
 // Specials implements family.Model: <image_soft_token> as the pad, one
 // <start_of_image> … <end_of_image> pair per view, <start_of_image> as the
-// anchor the template renders.
+// anchor the template renders, and the newline runs vLLM's Gemma 3
+// processor splits when it finds a replacement ("\n\n\n" as "\n" +
+// "\n\n", "\n\n\n\n" as "\n\n" + "\n\n"), since a replacement's leading
+// "\n\n" merges with the newline the template puts before it.
 func (m *model) Specials(tok prompt.Tokenizer) (*prompt.Specials, error) {
 	t := m.cfg.Tokens
-	return family.LookupSpecials(tok, family.SpecialTexts{
+	sp, err := family.LookupSpecials(tok, family.SpecialTexts{
 		Pad: map[vision.Modality]string{vision.Image: t.Image}, Start: t.BOI, End: t.EOI,
 		Anchor: map[vision.Modality]string{vision.Image: t.BOI},
 	})
+	if err != nil {
+		return nil, err
+	}
+	sp.Splits = newlineSplits(tok)
+	return sp, nil
+}
+
+// newlineSplits are the splits of the newline tokens the tokenizer has; a
+// tokenizer without all four has none.
+func newlineSplits(tok prompt.Tokenizer) map[uint32][]uint32 {
+	var nl [5]uint32
+	for n := 1; n <= 4; n++ {
+		id, ok := tok.TokenID(strings.Repeat("\n", n))
+		if !ok {
+			return nil
+		}
+		nl[n] = id
+	}
+	return map[uint32][]uint32{nl[3]: {nl[1], nl[2]}, nl[4]: {nl[2], nl[2]}}
 }
 
 // Expansion implements family.Model: the boi token's replacement, one run

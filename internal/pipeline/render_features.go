@@ -35,7 +35,11 @@ import (
 // against the prompt's ids. vLLM finds a replacement by its ids, and fails
 // a prompt where the text before it merges with the replacement's first
 // token (a Qwen3-VL video right after "Video 1: ": " <" is one token); such
-// a request is refused here too (400), never given a guessed span.
+// a request is refused here too (400), never given a guessed span. A model
+// whose vLLM processor reads some merged tokens as their parts when it
+// looks for a replacement (Gemma 3's newline runs: Specials.Splits) gets
+// the same reading here: the span starts at the merged token and is as long
+// as the replacement.
 
 // errSpan is a layout whose text does not hold its pad: a family's bug.
 var errSpan = errors.New("pipeline: media item span")
@@ -61,12 +65,18 @@ func vllmFeatures(r *Rendered, hashes []string) (*openai.MultiModalFeatures, err
 	return f, nil
 }
 
-// contentHashes are the items' content hashes (the ones the gateway sends
-// workers), in lower-case hex.
-func contentHashes(r *Rendered) []string {
+// itemHashes are the items' mm_hashes: the cache keys the gateway sends
+// vLLM workers as their mm_hashes (hex BLAKE3 of the media bytes, folded
+// with the request's processing settings when it changes them), so that a
+// router keying prefix-cache blocks by the render's hashes meets the same
+// keys in a vLLM worker's KV events.
+func itemHashes(r *Rendered) []string {
 	out := make([]string, len(r.Media))
 	for i, m := range r.Media {
-		out[i] = hex.EncodeToString(m.Hash)
+		out[i] = m.CacheKey
+		if out[i] == "" {
+			out[i] = hex.EncodeToString(m.Hash)
+		}
 	}
 	return out
 }
@@ -110,13 +120,64 @@ func vllmSpan(res *prompt.Result, item int, m prompt.Modality, e prompt.Expansio
 	}
 	pre := tok.EncodeWith(before, tokenizer.EncodeOptions{NoSpecialTokens: true})
 	post := tok.EncodeWith(after, tokenizer.EncodeOptions{NoSpecialTokens: true})
-	if start < len(pre) || end+len(post) > len(res.IDs) ||
-		!slices.Equal(res.IDs[start-len(pre):start], pre) || !slices.Equal(res.IDs[end:end+len(post)], post) {
+	offset, okPre := endsWith(res.IDs[:start], pre, sp.Splits)
+	if !okPre || !startsWith(res.IDs[end:], post, sp.Splits) {
 		return openai.PlaceholderRange{}, &prompt.Error{Kind: prompt.ErrUnsupported, Msg: fmt.Sprintf(
 			"media item %d: the text around it merges with its layout's first or last token (%q … %q), so vLLM would not find its placeholder; change the text next to it", item, before, after)}
 	}
-	start -= len(pre)
-	return openai.PlaceholderRange{Offset: start, Length: end + len(post) - start}, nil
+	// vLLM's length is the replacement's own token count, also when its
+	// first token sits inside a split token of the prompt.
+	return openai.PlaceholderRange{Offset: offset, Length: len(pre) + end - start + len(post)}, nil
+}
+
+// parts is token id as vLLM reads it when it finds a replacement: its
+// split, or itself.
+func parts(id uint32, splits map[uint32][]uint32) []uint32 {
+	if s, ok := splits[id]; ok {
+		return s
+	}
+	return []uint32{id}
+}
+
+// endsWith reports whether ids, each read through splits, end with want,
+// and the index of the id where that match begins.
+func endsWith(ids, want []uint32, splits map[uint32][]uint32) (int, bool) {
+	i, need := len(ids), len(want)
+	for need > 0 {
+		if i == 0 {
+			return 0, false
+		}
+		i--
+		p := parts(ids[i], splits)
+		for k := len(p) - 1; k >= 0 && need > 0; k-- {
+			if p[k] != want[need-1] {
+				return 0, false
+			}
+			need--
+		}
+	}
+	return i, true
+}
+
+// startsWith reports whether ids, each read through splits, start with
+// want.
+func startsWith(ids, want []uint32, splits map[uint32][]uint32) bool {
+	got := 0
+	for _, id := range ids {
+		if got == len(want) {
+			break
+		}
+		for _, x := range parts(id, splits) {
+			if got == len(want) {
+				break
+			}
+			if x != want[got] {
+				return false
+			}
+			got++
+		}
+	}
+	return got == len(want)
 }
 
 // layoutEdges are the texts an item's layout puts before its first pad and

@@ -130,7 +130,7 @@ func generateRequest(rd *Rendered, p *openai.Params, id string) (*openai.Generat
 	if err != nil {
 		return nil, err
 	}
-	feats, err := vllmFeatures(rd, contentHashes(rd))
+	feats, err := vllmFeatures(rd, itemHashes(rd))
 	if err != nil {
 		return nil, err
 	}

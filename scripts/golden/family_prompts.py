@@ -29,11 +29,13 @@ images are data: URLs) this script:
                    <IMG_CONTEXT> + </img> (internvl_reference.plan, prompt);
        GLM-4.1V    each <|image|> -> t*h*w/4 <|image|> (glm4v_reference.
                    smart_resize with the image processor's bounds);
-  4. writes the rendered prompt and the expanded text; family_prompt_ids.mjs
-     then tokenizes the expanded text with the folder's tokenizer.json and
-     Hugging Face tokenizers, without the post-processor's special tokens
-     (vLLM's add_special_tokens=False for chat), and records the runs of
-     the pad token.
+  4. writes the rendered prompt, the expanded text and each image's
+     replacement (the text vLLM's processor for the model puts in place of
+     the anchor); family_prompt_ids.mjs then tokenizes the expanded text
+     with the folder's tokenizer.json and Hugging Face tokenizers, without
+     the post-processor's special tokens (vLLM's add_special_tokens=False
+     for chat), records the runs of the pad token, and finds each
+     replacement as vLLM's render finds it (features.mm_placeholders).
 Environment: Debian's /usr/bin/python3 (jinja2 3.1.2, Pillow 9.4.0, NumPy 1.24.2).
 """
 import base64
@@ -173,7 +175,7 @@ def reference(case):
     for mark, rep in marks:
         expanded = expanded.replace(mark, rep)
     return {"name": case["name"], "model": case["model"], "preprocessor": case.get("preprocessor"),
-            "pad": pad, "prompt": text, "expanded": expanded}
+            "pad": pad, "prompt": text, "expanded": expanded, "replacements": [rep for _, rep in marks]}
 
 
 def img(u):

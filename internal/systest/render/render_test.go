@@ -13,7 +13,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mmgate/mmgate/prompt"
+	"github.com/zeebo/blake3"
 )
 
 // generateRequest is the part of a render answer these tests read.
@@ -127,9 +127,12 @@ func readJSON(t *testing.T, path string, v any) {
 // dataURL matches a media part's data: URL in a request.
 var dataURL = regexp.MustCompile(`"(image|video)_url"\s*:\s*(?:\{\s*"url"\s*:\s*)?"data:[^;,"]*;base64,([^"]*)"`)
 
-// wantHashes are the content hashes of a request's media per modality, in
-// the order the request gives them (media_first moves media before text
-// within a message, never past each other).
+// wantHashes are the mm_hashes of a request's media per modality (the hex
+// BLAKE3 digest of each item's bytes: the cache key vLLM workers are sent
+// under default processing), in the order the request gives them
+// (media_first moves media before text within a message, never past each
+// other). A request with mm_processor_kwargs gets keys that also name its
+// settings: keyedHashes checks those.
 func wantHashes(t *testing.T, body []byte) map[string][]string {
 	t.Helper()
 	out := map[string][]string{}
@@ -138,7 +141,7 @@ func wantHashes(t *testing.T, body []byte) map[string][]string {
 		if err != nil {
 			t.Fatal(err)
 		}
-		h := prompt.ContentHash(b)
+		h := blake3.Sum256(b)
 		out[string(m[1])] = append(out[string(m[1])], hex.EncodeToString(h[:]))
 	}
 	return out
@@ -148,8 +151,8 @@ func wantHashes(t *testing.T, body []byte) map[string][]string {
 // `serve --render-only`, as llm-d's token producer sends it: token ids
 // equal to the reference renderer's, media spans equal to vLLM's (pad runs
 // for images and Qwen2.5-VL videos; for a Qwen3-VL video from its first
-// "<t seconds>" to its last <|vision_end|>), hashes equal to the gateway's
-// content hashes of the items' bytes, kwargs_data and mm_metadata null,
+// "<t seconds>" to its last <|vision_end|>), hashes equal to the cache keys
+// the gateway sends vLLM workers for the items' bytes, kwargs_data and mm_metadata null,
 // features null without media, and a one-token budget whatever the prompt.
 func TestChatRenderGoldens(t *testing.T) {
 	g := readGoldens(t)
@@ -178,8 +181,30 @@ func TestChatRenderGoldens(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			checkRendered(t, &got, g.ids[c.Name], g.spans[c.Name], wantHashes(t, c.Request))
+			hashes := wantHashes(t, c.Request)
+			if bytes.Contains(c.Request, []byte(`"mm_processor_kwargs"`)) && got.Features != nil {
+				keyedHashes(t, got.Features.MMHashes, hashes)
+				hashes = got.Features.MMHashes
+			}
+			checkRendered(t, &got, g.ids[c.Name], g.spans[c.Name], hashes)
 		})
+	}
+}
+
+// keyedHashes checks the mm_hashes of a request that changes the
+// processing: one per item, lower-case hex digests, none equal to the
+// plain digest of its bytes (a key names one encoder input).
+func keyedHashes(t *testing.T, got, plain map[string][]string) {
+	t.Helper()
+	for m, hs := range plain {
+		if len(got[m]) != len(hs) {
+			t.Fatalf("%s mm_hashes %v, want %d", m, got[m], len(hs))
+		}
+		for i, h := range got[m] {
+			if b, err := hex.DecodeString(h); err != nil || len(b) != 32 || h != strings.ToLower(h) || h == hs[i] {
+				t.Errorf("%s item %d: mm_hash %q, want a 32-byte hex key other than the bytes' digest %s", m, i, h, hs[i])
+			}
+		}
 	}
 }
 
