@@ -21,9 +21,13 @@
 // Effective is the effective configuration, derived from the values of
 // Options by walking the struct: every field is logged under its `log`
 // tag (the command line's config key), so a new option is logged as soon
-// as it exists. Fields tagged "-" (loggers, TLS configurations, worker
-// lists) are reported as facts instead; secrets are reported as a count.
+// as it exists; secrets are reported as a count. Fields tagged "-" are
+// reported as facts (TLS on or off, the worker URLs) or not at all
+// (loggers, callbacks); Limits, server.Options as the caller built them,
+// is left to the caller, whose command line logs its flags.
 //
-// Run is safe to call from one goroutine per Options value; Options and
-// the values it holds must not change while Run runs.
+// Run changes process-wide settings (GOMAXPROCS grows by the media
+// threads; with discovery, client-go's klog logs to Logger), so a process
+// runs one gateway at a time. The values Options holds (slices, TLS
+// configurations) must not change while Run runs.
 package gateway

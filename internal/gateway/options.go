@@ -24,7 +24,7 @@ type Options struct {
 	// TLS, when set, serves HTTPS on Listen.
 	TLS *tls.Config `log:"-"`
 	// ShutdownTimeout is how long in-flight requests may finish once the
-	// context ends.
+	// context ends (0: they are cut at once).
 	ShutdownTimeout time.Duration `log:"shutdown_timeout"`
 	// Model is the model folder (tokenizer, chat template, processor
 	// configs); empty: fetched from the worker, or the demo model with the
