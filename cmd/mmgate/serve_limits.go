@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"flag"
 	"fmt"
 	"math"
@@ -63,8 +64,10 @@ func (f *limitFlags) apply(o *server.Options) error {
 	if f.headerTimeout <= 0 || f.maxUploads <= 0 || f.maxUploadBytes <= 0 {
 		return fmt.Errorf("--header-timeout, --max-uploads and --max-upload-bytes must be positive")
 	}
-	o.BodyReadTimeout, o.BodyRateGrace, o.ClientStallTimeout = zeroOff(f.bodyTimeout), zeroOff(f.bodyGrace), zeroOff(f.stallTimeout)
-	o.BodyMinRate, o.SendBuffer, o.MaxConnections = zeroOff(int64(f.bodyMinRate)), zeroOff(int(f.sendBuffer)), zeroOff(f.maxConns)
+	// A flag's 0 ("no limit") is the option's negative value (off): the
+	// options read 0 as their default.
+	o.BodyReadTimeout, o.BodyRateGrace, o.ClientStallTimeout = cmp.Or(f.bodyTimeout, -1), cmp.Or(f.bodyGrace, -1), cmp.Or(f.stallTimeout, -1)
+	o.BodyMinRate, o.SendBuffer, o.MaxConnections = cmp.Or(int64(f.bodyMinRate), -1), cmp.Or(int(f.sendBuffer), -1), cmp.Or(f.maxConns, -1)
 	o.MaxUploads, o.MaxUploadBytes, o.QueueTimeout = f.maxUploads, int64(f.maxUploadBytes), f.queueTimeout
 	o.HeaderTimeout, o.MaxHeaderBytes = f.headerTimeout, int(f.maxHeaderBytes)
 	o.Clients = limits.ClientOptions{MaxInFlight: f.clientInFlight, Rate: f.clientRate, Burst: f.clientBurst}
@@ -80,13 +83,4 @@ func (f *limitFlags) apply(o *server.Options) error {
 		o.TrustedProxies = append(o.TrustedProxies, p.Masked())
 	}
 	return nil
-}
-
-// zeroOff maps a flag's 0 ("no limit") to an option's negative value (off),
-// where the option reads 0 as its default.
-func zeroOff[T ~int | ~int64](v T) T {
-	if v == 0 {
-		return -1
-	}
-	return v
 }

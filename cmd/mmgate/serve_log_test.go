@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/mmgate/mmgate/internal/config"
+	"github.com/mmgate/mmgate/internal/gateway"
 	"github.com/mmgate/mmgate/shm"
 )
 
@@ -89,7 +90,7 @@ type logLine struct {
 }
 
 // serveLogLine parses args as serve's flags and returns the
-// effective-configuration line logConfig writes for them (model folder
+// effective-configuration line logEffective writes for them (model folder
 // /models/demo).
 func serveLogLine(t *testing.T, args []string) logLine {
 	t.Helper()
@@ -111,12 +112,12 @@ func serveLogLine(t *testing.T, args []string) logLine {
 		t.Fatal(err)
 	}
 	defer pool.Close()
-	ctl, basis, err := f.newAdmission(0, nil)
+	ctl, basis, err := gateway.NewAdmission(c.Budget, 0, nil)
 	if err != nil || ctl.Budget() <= 0 {
 		t.Fatalf("tensor memory budget: %v", err)
 	}
 	var buf bytes.Buffer
-	logConfig(slog.New(slog.NewJSONHandler(&buf, nil)), &f, c, "/models/demo", pool, basis)
+	logEffective(slog.New(slog.NewJSONHandler(&buf, nil)), c.flags, "mmgate serve", gateway.Effective(&c.Options, gateway.ServeFacts(&c.Options, "/models/demo", pool, basis)...))
 	l := logLine{fs: fs, shmBudget: pool.Probe().Budget, tensorBudget: ctl.Budget()}
 	l.line, _, _ = strings.Cut(buf.String(), "\n")
 	if err := json.Unmarshal([]byte(l.line), &l.got); err != nil {

@@ -35,7 +35,7 @@ func TestServeSecurityFlags(t *testing.T) {
 			t.Errorf("%v: %v", c.args, err)
 			continue
 		}
-		if cfg.workers[0].TLS == nil || cfg.workers[0].TLS.ServerName != "w.internal" || cfg.shmGID != 0 || len(cfg.apiKeys) != 1 {
+		if cfg.Workers.URLs[0].TLS == nil || cfg.Workers.URLs[0].TLS.ServerName != "w.internal" || cfg.Shm.GID != 0 || len(cfg.APIKeys) != 1 {
 			t.Errorf("%v: %+v", c.args, cfg)
 		}
 	}

@@ -92,7 +92,7 @@ func TestWireTypesAreALeaf(t *testing.T) {
 // neither a family package nor a processor package (their tests may).
 func TestFamiliesThroughTheRegistry(t *testing.T) {
 	all := imports(t)
-	for _, pkg := range []string{"cmd/mmgate", "internal/pipeline", "refworker"} {
+	for _, pkg := range []string{"cmd/mmgate", "internal/gateway", "internal/pipeline", "refworker"} {
 		if _, ok := all[pkg]; !ok {
 			t.Fatalf("go list did not list %s", pkg)
 		}
