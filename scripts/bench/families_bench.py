@@ -4,28 +4,32 @@ reference (the family's scripts/golden/*_reference.py: Pillow + NumPy, the
 arithmetic of the Hugging Face slow processor).
 
 Called by scripts/bench_families.sh; run it with Debian's /usr/bin/python3.
+Needs hyperfine. The timing helpers are preprocess_bench's.
 
-Per family, on the same photos, in the same run (the best of --repeat runs,
-and the median):
+Per family, on the same photos, in the same run:
+  * mmgate: the whole command `mmgate preprocess --model FOLDER FILE...`
+    (process start, flag parsing and model loading included; stdout
+    discarded, no --hash), by hyperfine without a shell (-N), after
+    --warmup runs, --repeat runs (preprocess_bench.hyperfine);
+  * mmgate in-process: the wall time that command logs at debug level
+    ("preprocess done": from the first file read to the last result),
+    --repeat runs (preprocess_bench.in_process_ms);
   * python: in-process, the reference's whole work on the photos one after
     another (reference_preprocess.load_image: open, decode, EXIF, RGB; then
     the family's preprocess: resizes, crops or tiles, rescale, normalize,
-    stacking) -- imports and configuration excluded;
-  * mmgate: the in-process wall time `mmgate preprocess --model FOLDER` logs
-    at debug level (preprocess_bench.run_mmgate), and the whole command's;
-  * CPU time beside each: on a busy machine the wall times are unreliable
-    and the CPU times tell why.
-Before timing, every photo's pixel_values must have the same sha256 on both
-sides.
+    stacking), --repeat times after one untimed pass
+    (preprocess_bench.time_in_process); imports and configuration excluded.
+Ratios use medians: the reference's in-process time over mmgate's whole
+command, and over mmgate's in-process time beside it. Before timing, every
+photo's pixel_values must have the same sha256 on both sides.
 """
 
 import argparse
-import hashlib
 import json
 import os
 import statistics
+import subprocess
 import sys
-import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.dont_write_bytecode = True
@@ -67,20 +71,9 @@ FAMILIES = {
 }
 
 
-def stats(xs):
-    return {"best_ms": round(min(xs), 2), "median_ms": round(statistics.median(xs), 2)}
-
-
-def time_python(files, process, repeat):
-    out, cpu = [], []
-    for _ in range(repeat):
-        c0, t0 = time.process_time(), time.perf_counter()
-        for f in files:
-            pv = process(ref.load_image(f))
-            del pv
-        out.append((time.perf_counter() - t0) * 1e3)
-        cpu.append((time.process_time() - c0) * 1e3)
-    return out, cpu
+def file_work(process):
+    """file -> pixel_values: the reference's whole work on one photo."""
+    return lambda f: process(ref.load_image(f))
 
 
 def model_folder(name, mmgate_dir):
@@ -101,37 +94,68 @@ def model_folder(name, mmgate_dir):
     return dst
 
 
-def check(name, mmgate, model, process, files):
+def check(name, mmgate, model, work, files):
     """Both sides give the same bytes before anything is timed."""
-    _, _, lines = PB.run_mmgate(mmgate, ["--hash"] + files, model, None)
+    p = subprocess.run(PB.mmgate_cmd(mmgate, files, model, None, ["--hash"]), capture_output=True, text=True)
+    if p.returncode != 0:
+        raise SystemExit("%s: mmgate failed (%d): %s" % (name, p.returncode, p.stderr))
+    lines = [json.loads(l) for l in p.stdout.splitlines()]
+    if len(lines) != len(files):
+        raise SystemExit("%s: mmgate printed %d lines for %d files" % (name, len(lines), len(files)))
     for f, line in zip(files, lines):
-        want = hashlib.sha256(process(ref.load_image(f)).astype("<f4").tobytes()).hexdigest()
+        want = ref.sha256_f32(work(f))
         if line.get("sha256") != want:
             raise SystemExit("%s: %s differs from the reference (%s vs %s)" % (name, f, line.get("sha256"), want))
+
+
+def mmgate_in_process(mmgate, files, model, repeat):
+    out = []
+    for _ in range(repeat):
+        ms = PB.in_process_ms(mmgate, files, model, None)
+        if ms is None:
+            raise SystemExit("mmgate did not log its wall time: %s" % " ".join(PB.mmgate_cmd(mmgate, files, model, None)))
+        out.append(ms)
+    return out
 
 
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--mmgate", required=True)
     ap.add_argument("--repeat", type=int, default=5)
+    ap.add_argument("--warmup", type=int, default=2)
+    ap.add_argument("--commit", default="")
     ap.add_argument("--families", default=",".join(FAMILIES))
     ap.add_argument("--tmp", required=True, help="a scratch directory")
     ap.add_argument("files", nargs="+")
     a = ap.parse_args()
-    res = {"files": a.files, "repeat": a.repeat, "nproc": os.cpu_count()}
-    for name in a.families.split(","):
+    names = a.families.split(",")
+    unknown = [n for n in names if n not in FAMILIES]
+    if unknown:
+        raise SystemExit("unknown families %s (known: %s)" % (",".join(unknown), ",".join(FAMILIES)))
+    res = {"commit": a.commit, "files": a.files, "repeat": a.repeat, "warmup": a.warmup, "nproc": os.cpu_count()}
+    for name in names:
         d, make = FAMILIES[name]
-        process = make(d)
+        work = file_work(make(d))
         model = model_folder(name, a.tmp)
-        check(name, a.mmgate, model, process, a.files)
-        py, pycpu = time_python(a.files, process, a.repeat)
-        work, wall, cpu = PB.time_mmgate(a.mmgate, a.files, model, None, a.repeat)
-        res[name] = {"python": stats(py), "python_cpu": stats(pycpu), "mmgate_work": stats(work),
-                     "mmgate_command": stats(wall), "mmgate_command_cpu": stats(cpu),
-                     "speedup_vs_python": round(min(py) / min(work), 2)}
+        check(name, a.mmgate, model, work, a.files)
+        whole = PB.hyperfine(PB.mmgate_cmd(a.mmgate, a.files, model, None), a.repeat, a.warmup, shell=False)
+        inproc = mmgate_in_process(a.mmgate, a.files, model, a.repeat)
+        py = PB.time_in_process(work, a.files, a.repeat)
+        res[name] = {"mmgate_command": PB.ms_stats(whole), "mmgate_in_process": PB.ms_stats(inproc),
+                     "python_in_process": PB.ms_stats(py),
+                     "speedup_vs_python": round(statistics.median(py) / statistics.median(whole), 2),
+                     "speedup_in_process": round(statistics.median(py) / statistics.median(inproc), 2)}
         print(json.dumps({name: res[name]}), file=sys.stderr)
-    json.dump(res, sys.stdout, indent=1)
+    print(json.dumps(res, indent=1))
+
     print()
+    print("commit %s, %d runs each (medians); timing conclusions need a quiet machine" % (a.commit or "?", a.repeat))
+    print("  %-20s %11s %15s %8s %13s %8s" % ("family", "python ms", "mmgate cmd ms", "ratio", "in-process ms", "ratio"))
+    for name in names:
+        r = res[name]
+        print("  %-20s %11.1f %15.1f %7.2fx %13.1f %7.2fx"
+              % (name, r["python_in_process"]["median_ms"], r["mmgate_command"]["median_ms"], r["speedup_vs_python"],
+                 r["mmgate_in_process"]["median_ms"], r["speedup_in_process"]))
 
 
 if __name__ == "__main__":

@@ -75,18 +75,24 @@ def quote(s):
     return s if all(c.isalnum() or c in "/._-=," for c in s) else "'" + s.replace("'", "'\\''") + "'"
 
 
-def time_python(files, model, max_pixels, repeat):
-    cfg = ref.load_config(model)
+def time_in_process(work, files, repeat):
+    """Milliseconds of each of --repeat passes of work(file) over the files
+    one after another, after one untimed pass."""
     for f in files:  # warm-up pass, untimed
-        ref.preprocess_file(f, cfg, None, max_pixels)
+        work(f)
     out = []
     for _ in range(repeat):
         t0 = time.perf_counter()
         for f in files:
-            r = ref.preprocess_file(f, cfg, None, max_pixels)
+            r = work(f)
             del r
         out.append((time.perf_counter() - t0) * 1e3)
     return out
+
+
+def time_python(files, model, max_pixels, repeat):
+    cfg = ref.load_config(model)
+    return time_in_process(lambda f: ref.preprocess_file(f, cfg, None, max_pixels), files, repeat)
 
 
 def check_equal(mmgate, files, model, max_pixels):
