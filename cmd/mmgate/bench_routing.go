@@ -39,16 +39,7 @@ func runBenchRouting(ctx context.Context, s *stdio, args []string) int {
 	if *short {
 		set := map[string]bool{}
 		fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
-		sh := routebench.Short()
-		unless := func(name string, p *int, v int) {
-			if !set[name] {
-				*p = v
-			}
-		}
-		unless("workers", &cfg.Workers, sh.Workers)
-		unless("conversations", &cfg.Conversations, sh.Conversations)
-		unless("turns", &cfg.Turns, sh.Turns)
-		unless("concurrency", &cfg.Concurrency, sh.Concurrency)
+		cfg.Shorten(func(name string) bool { return set[name] })
 	}
 	cfg.Policies = strings.Split(*policies, ",")
 	if cfg.Binary, err = os.Executable(); err != nil {
