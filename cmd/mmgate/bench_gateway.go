@@ -46,33 +46,29 @@ func runBenchGateway(ctx context.Context, s *stdio, args []string) int {
 	if err != nil {
 		return exitForParse(err)
 	}
-	fail := func(code int, msg string) int {
-		fmt.Fprintln(s.err, "mmgate bench gateway:", msg)
-		return code
-	}
 	if msg := checkGatewayFlags(rest, *images, concurrency.N, o); msg != "" {
-		return fail(2, msg)
+		return benchFail(s, "gateway", 2, msg)
 	}
 	levels, err := benchgw.Levels(*sweep, concurrency.N, concurrency.Given, *report != "")
 	if err != nil {
-		return fail(2, "--concurrency-sweep: "+err.Error())
+		return benchFail(s, "gateway", 2, "--concurrency-sweep: "+err.Error())
 	}
 	imgs, err := benchgw.LoadImages(*images)
 	if err != nil {
 		if errors.Is(err, benchgw.ErrNoImages) || errors.Is(err, os.ErrNotExist) {
-			return fail(2, err.Error())
+			return benchFail(s, "gateway", 2, err.Error())
 		}
-		return fail(1, err.Error())
+		return benchFail(s, "gateway", 1, err.Error())
 	}
 	if *report != "" {
 		if err := benchreport.PrepareDir(*report); err != nil {
-			return fail(1, "--report: "+err.Error())
+			return benchFail(s, "gateway", 1, "--report: "+err.Error())
 		}
 	}
 	if !*probeInProcess && !o.NoProbe {
 		exe, err := os.Executable()
 		if err != nil {
-			return fail(1, "cannot start the probe process: "+err.Error())
+			return benchFail(s, "gateway", 1, "cannot start the probe process: "+err.Error())
 		}
 		o.ProbeProcess = []string{exe, "bench", benchProbeCommand}
 	}
@@ -86,13 +82,11 @@ func runGatewaySweep(ctx context.Context, s *stdio, o benchgw.Options, imgs []be
 	code := 0
 	switch {
 	case stop == benchgw.Refused:
-		fmt.Fprintln(s.err, "mmgate bench gateway:", err)
-		return 2
+		return benchFail(s, "gateway", 2, err)
 	case stop == benchgw.OutputFailed:
 		return 1
 	case stop == benchgw.RunFailed:
-		fmt.Fprintln(s.err, "mmgate bench gateway:", err)
-		code = 1
+		code = benchFail(s, "gateway", 1, err)
 	case benchgw.AnyFailed(runs):
 		code = 1
 	}

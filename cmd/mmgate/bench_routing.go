@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"flag"
-	"fmt"
 	"os"
 	"strings"
 
@@ -33,8 +32,7 @@ func runBenchRouting(ctx context.Context, s *stdio, args []string) int {
 		return exitForParse(err)
 	}
 	if len(rest) > 0 {
-		fmt.Fprintf(s.err, "mmgate bench routing: unexpected arguments %v\n", rest)
-		return 2
+		return benchFail(s, "routing", 2, "unexpected arguments", rest)
 	}
 	if *short {
 		set := map[string]bool{}
@@ -43,8 +41,7 @@ func runBenchRouting(ctx context.Context, s *stdio, args []string) int {
 	}
 	cfg.Policies = strings.Split(*policies, ",")
 	if cfg.Binary, err = os.Executable(); err != nil {
-		fmt.Fprintln(s.err, "mmgate bench routing:", err)
-		return 1
+		return benchFail(s, "routing", 1, err)
 	}
 	cfg.Log = s.err
 	results, err := routebench.Run(ctx, cfg)
@@ -54,8 +51,7 @@ func runBenchRouting(ctx context.Context, s *stdio, args []string) int {
 		}
 	}
 	if err != nil {
-		fmt.Fprintln(s.err, "mmgate bench routing:", err)
-		return 1
+		return benchFail(s, "routing", 1, err)
 	}
 	return 0
 }
