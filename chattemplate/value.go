@@ -71,66 +71,53 @@ func toValue(v any, depth int) (jinja.Value, error) {
 	case json.RawMessage:
 		return decodeJSON(x)
 	case Object:
-		d := jinja.NewDict()
-		dict := d.AsDict()
-		for _, f := range x {
-			fv, err := toValue(f.Value, depth+1)
-			if err != nil {
-				return jinja.Undefined(), err
-			}
-			dict.Set(f.Key, fv)
-		}
-		return d, nil
+		return dictValue(len(x), func(i int) (string, any) { return x[i].Key, x[i].Value }, depth)
 	case []any:
-		items := make([]jinja.Value, len(x))
-		for i, it := range x {
-			iv, err := toValue(it, depth+1)
-			if err != nil {
-				return jinja.Undefined(), err
-			}
-			items[i] = iv
-		}
-		return jinja.NewList(items), nil
+		return listValue(len(x), func(i int) any { return x[i] }, depth)
 	case []Object:
-		items := make([]jinja.Value, len(x))
-		for i, it := range x {
-			iv, err := toValue(it, depth+1)
-			if err != nil {
-				return jinja.Undefined(), err
-			}
-			items[i] = iv
-		}
-		return jinja.NewList(items), nil
+		return listValue(len(x), func(i int) any { return x[i] }, depth)
 	case map[string]any:
 		keys := make([]string, 0, len(x))
 		for k := range x {
 			keys = append(keys, k)
 		}
 		slices.Sort(keys)
-		d := jinja.NewDict()
-		dict := d.AsDict()
-		for _, k := range keys {
-			kv, err := toValue(x[k], depth+1)
-			if err != nil {
-				return jinja.Undefined(), err
-			}
-			dict.Set(k, kv)
-		}
-		return d, nil
+		return dictValue(len(keys), func(i int) (string, any) { return keys[i], x[keys[i]] }, depth)
 	}
-	rv := reflect.ValueOf(v)
-	if rv.Kind() == reflect.Slice {
-		items := make([]jinja.Value, rv.Len())
-		for i := range rv.Len() {
-			iv, err := toValue(rv.Index(i).Interface(), depth+1)
-			if err != nil {
-				return jinja.Undefined(), err
-			}
-			items[i] = iv
-		}
-		return jinja.NewList(items), nil
+	if rv := reflect.ValueOf(v); rv.Kind() == reflect.Slice {
+		return listValue(rv.Len(), func(i int) any { return rv.Index(i).Interface() }, depth)
 	}
 	return jinja.Undefined(), fmt.Errorf("value of type %T: %w", v, ErrBadInput)
+}
+
+// listValue converts the n items at(0), at(1)… of a value at depth to a
+// template list.
+func listValue(n int, at func(int) any, depth int) (jinja.Value, error) {
+	items := make([]jinja.Value, n)
+	for i := range n {
+		iv, err := toValue(at(i), depth+1)
+		if err != nil {
+			return jinja.Undefined(), err
+		}
+		items[i] = iv
+	}
+	return jinja.NewList(items), nil
+}
+
+// dictValue converts the n fields field(0), field(1)… of a value at depth
+// to a template dict, in that order.
+func dictValue(n int, field func(int) (string, any), depth int) (jinja.Value, error) {
+	d := jinja.NewDict()
+	dict := d.AsDict()
+	for i := range n {
+		k, v := field(i)
+		fv, err := toValue(v, depth+1)
+		if err != nil {
+			return jinja.Undefined(), err
+		}
+		dict.Set(k, fv)
+	}
+	return d, nil
 }
 
 // numberValue keeps Python's int/float distinction: a JSON number without

@@ -58,33 +58,11 @@ func probeBMP(d []byte) (*info, error) {
 		h.padding = 4
 		if h.compression == 3 { // BITFIELDS
 			var masks [4]uint32
-			if len(hd) >= 52 {
-				for i := range masks {
-					masks[i] = le.Uint32(hd[36+4*i:])
-				}
-			} else {
-				if len(d)-pos < 12 {
-					return nil, truncated(FormatBMP)
-				}
-				for i := 0; i < 3; i++ {
-					masks[i] = le.Uint32(d[pos+4*i:])
-				}
-				pos += 12
+			var err error
+			if masks, pos, err = readBMPMasks(d, hd, pos); err != nil {
+				return nil, err
 			}
-			switch {
-			case h.bits == 32 && masks == [4]uint32{0xff0000, 0xff00, 0xff, 0}:
-				h.rawMode = "BGRX"
-			case h.bits == 32 && masks == [4]uint32{0xff000000, 0xff0000, 0xff00, 0}:
-				h.rawMode = "XBGR"
-			case h.bits == 32 && masks == [4]uint32{0xff000000, 0xff0000, 0xff00, 0xff}:
-				h.rawMode = "ABGR"
-			case h.bits == 32 && masks == [4]uint32{0xff, 0xff00, 0xff0000, 0xff000000}:
-				h.rawMode = "RGBA"
-			case h.bits == 32 && (masks == [4]uint32{0xff0000, 0xff00, 0xff, 0xff000000} || masks == [4]uint32{}):
-				h.rawMode = "BGRA"
-			case h.bits == 24 && [3]uint32(masks[:3]) == [3]uint32{0xff0000, 0xff00, 0xff}:
-				h.rawMode = "BGR"
-			default:
+			if h.rawMode = bitfieldsRawMode(h.bits, masks); h.rawMode == "" {
 				return nil, unsupportedBMP("%d-bit bitfields layout %x", h.bits, masks)
 			}
 		} else if h.compression != 0 {
@@ -125,6 +103,47 @@ func probeBMP(d []byte) (*info, error) {
 		h.offset = pos
 	}
 	return in, nil
+}
+
+// readBMPMasks reads the BITFIELDS masks: from the info header hd when it
+// holds them, else from the 12 bytes at pos, after it. It returns the
+// position after what it read.
+func readBMPMasks(d, hd []byte, pos int) ([4]uint32, int, error) {
+	le := binary.LittleEndian
+	var masks [4]uint32
+	if len(hd) >= 52 {
+		for i := range masks {
+			masks[i] = le.Uint32(hd[36+4*i:])
+		}
+		return masks, pos, nil
+	}
+	if len(d)-pos < 12 {
+		return masks, pos, truncated(FormatBMP)
+	}
+	for i := 0; i < 3; i++ {
+		masks[i] = le.Uint32(d[pos+4*i:])
+	}
+	return masks, pos + 12, nil
+}
+
+// bitfieldsRawMode is the raw mode Pillow unpacks a BITFIELDS layout of
+// bits-deep pixels with, or "" for a layout it does not read.
+func bitfieldsRawMode(bits int, masks [4]uint32) string {
+	switch {
+	case bits == 32 && masks == [4]uint32{0xff0000, 0xff00, 0xff, 0}:
+		return "BGRX"
+	case bits == 32 && masks == [4]uint32{0xff000000, 0xff0000, 0xff00, 0}:
+		return "XBGR"
+	case bits == 32 && masks == [4]uint32{0xff000000, 0xff0000, 0xff00, 0xff}:
+		return "ABGR"
+	case bits == 32 && masks == [4]uint32{0xff, 0xff00, 0xff0000, 0xff000000}:
+		return "RGBA"
+	case bits == 32 && (masks == [4]uint32{0xff0000, 0xff00, 0xff, 0xff000000} || masks == [4]uint32{}):
+		return "BGRA"
+	case bits == 24 && [3]uint32(masks[:3]) == [3]uint32{0xff0000, 0xff00, 0xff}:
+		return "BGR"
+	}
+	return ""
 }
 
 // decodeBMP reads uncompressed BMP pixels in Pillow's mode: palette images

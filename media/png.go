@@ -75,18 +75,8 @@ func probePNG(d []byte) (*info, error) {
 			}
 		}
 		if i == 0 {
-			if typ != "IHDR" || n < 13 {
-				return nil, corrupt(FormatPNG, "first chunk is %q, not IHDR", typ)
-			}
-			in.w = int(binary.BigEndian.Uint32(body[0:]) & 0x7fffffff)
-			in.h = int(binary.BigEndian.Uint32(body[4:]) & 0x7fffffff)
-			h.depth, h.ctype = int(body[8]), int(body[9])
-			if body[11] != 0 {
-				return nil, corrupt(FormatPNG, "unknown filter method")
-			}
-			h.interlaced = body[12] != 0
-			if _, ok := pngModes[[2]int{h.depth, h.ctype}]; !ok {
-				return nil, fmt.Errorf("%s: bit depth %d, colour type %d: %w", FormatPNG, h.depth, h.ctype, ErrUnsupported)
+			if err := readIHDR(in, typ, body); err != nil {
+				return nil, err
 			}
 		}
 		switch typ {
@@ -117,6 +107,26 @@ func probePNG(d []byte) (*info, error) {
 	}
 	in.orientation = meta.orientation()
 	return in, nil
+}
+
+// readIHDR reads the first chunk, of type typ, which must be IHDR: the
+// size into in, depth, colour type and interlacing into in.png.
+func readIHDR(in *info, typ string, body []byte) error {
+	if typ != "IHDR" || len(body) < 13 {
+		return corrupt(FormatPNG, "first chunk is %q, not IHDR", typ)
+	}
+	h := in.png
+	in.w = int(binary.BigEndian.Uint32(body[0:]) & 0x7fffffff)
+	in.h = int(binary.BigEndian.Uint32(body[4:]) & 0x7fffffff)
+	h.depth, h.ctype = int(body[8]), int(body[9])
+	if body[11] != 0 {
+		return corrupt(FormatPNG, "unknown filter method")
+	}
+	h.interlaced = body[12] != 0
+	if _, ok := pngModes[[2]int{h.depth, h.ctype}]; !ok {
+		return fmt.Errorf("%s: bit depth %d, colour type %d: %w", FormatPNG, h.depth, h.ctype, ErrUnsupported)
+	}
+	return nil
 }
 
 // idatReader concatenates the IDAT chunk bodies.

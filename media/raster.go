@@ -144,30 +144,7 @@ func (r *raster) toRGB(bg [3]uint8) *imaging.RGB {
 			d[0], d[1], d[2] = blend(b0, v, a), blend(b1, v, a), blend(b2, v, a)
 		}
 	case layoutP:
-		pal := r.palette
-		if pal == nil {
-			pal = greyRamp()
-		}
-		if comp {
-			// convert("RGBA") puts the transparency alphas into the palette,
-			// then every pixel is pasted with its entry's alpha.
-			var lut [256][3]uint8
-			for i, e := range pal {
-				a := int(e[3])
-				lut[i] = [3]uint8{blend(b0, int(e[0]), a), blend(b1, int(e[1]), a), blend(b2, int(e[2]), a)}
-			}
-			for i := 0; i < n; i++ {
-				c := &lut[src[i]]
-				d := dst[i*3 : i*3+3 : i*3+3]
-				d[0], d[1], d[2] = c[0], c[1], c[2]
-			}
-		} else {
-			for i := 0; i < n; i++ {
-				e := &pal[src[i]]
-				d := dst[i*3 : i*3+3 : i*3+3]
-				d[0], d[1], d[2] = e[0], e[1], e[2]
-			}
-		}
+		r.paletteToRGB(dst, bg, comp)
 	case layoutCMYK:
 		for i := 0; i < n; i++ {
 			s := src[i*4 : i*4+4 : i*4+4]
@@ -176,4 +153,36 @@ func (r *raster) toRGB(bg [3]uint8) *imaging.RGB {
 		}
 	}
 	return out
+}
+
+// paletteToRGB is toRGB of a palette raster into dst: each pixel its
+// entry, or with comp (transparency) its entry composited onto bg.
+func (r *raster) paletteToRGB(dst []uint8, bg [3]uint8, comp bool) {
+	src := r.pix
+	n := r.w * r.h
+	b0, b1, b2 := int(bg[0]), int(bg[1]), int(bg[2])
+	pal := r.palette
+	if pal == nil {
+		pal = greyRamp()
+	}
+	if !comp {
+		for i := 0; i < n; i++ {
+			e := &pal[src[i]]
+			d := dst[i*3 : i*3+3 : i*3+3]
+			d[0], d[1], d[2] = e[0], e[1], e[2]
+		}
+		return
+	}
+	// convert("RGBA") puts the transparency alphas into the palette, then
+	// every pixel is pasted with its entry's alpha.
+	var lut [256][3]uint8
+	for i, e := range pal {
+		a := int(e[3])
+		lut[i] = [3]uint8{blend(b0, int(e[0]), a), blend(b1, int(e[1]), a), blend(b2, int(e[2]), a)}
+	}
+	for i := 0; i < n; i++ {
+		c := &lut[src[i]]
+		d := dst[i*3 : i*3+3 : i*3+3]
+		d[0], d[1], d[2] = c[0], c[1], c[2]
+	}
 }

@@ -112,6 +112,19 @@ func decodeTIFF(in *info, d []byte) (*raster, error) {
 	if mode == "" {
 		return nil, unsupportedFormat(FormatTIFF, "photometric %d, %d samples of %v bits", f.photometric, f.spp, f.bits)
 	}
+	m, err := decodeTIFFImage(in, d)
+	if err != nil {
+		return nil, err
+	}
+	if r := tiffRaster(mode, m, in.w, in.h); r != nil {
+		return r, nil
+	}
+	return nil, corrupt(FormatTIFF, "unexpected image type %T for mode %s", m, mode)
+}
+
+// decodeTIFFImage decodes d with image/tiff, checking its size against
+// the header's in.
+func decodeTIFFImage(in *info, d []byte) (image.Image, error) {
 	// image/tiff sizes its buffer from its own reading of the directory;
 	// refuse anything that disagrees with the size checked against the cap.
 	cfg, err := tiff.DecodeConfig(bytes.NewReader(d))
@@ -135,7 +148,12 @@ func decodeTIFF(in *info, d []byte) (*raster, error) {
 	if b := m.Bounds(); b.Dx() != in.w || b.Dy() != in.h || b.Min != (image.Point{}) {
 		return nil, corrupt(FormatTIFF, "size %v differs from the header", b)
 	}
-	w, h := in.w, in.h
+	return m, nil
+}
+
+// tiffRaster copies the image/tiff image m of mode into a raster, or is
+// nil when m is not of the type the mode decodes to.
+func tiffRaster(mode string, m image.Image, w, h int) *raster {
 	switch mode {
 	case "1", "L":
 		g, ok := m.(*image.Gray)
@@ -146,7 +164,7 @@ func decodeTIFF(in *info, d []byte) (*raster, error) {
 		for y := 0; y < h; y++ {
 			copy(r.pix[y*w:(y+1)*w], g.Pix[y*g.Stride:])
 		}
-		return r, nil
+		return r
 	case "P":
 		p, ok := m.(*image.Paletted)
 		if !ok {
@@ -164,7 +182,7 @@ func decodeTIFF(in *info, d []byte) (*raster, error) {
 		for y := 0; y < h; y++ {
 			copy(r.pix[y*w:(y+1)*w], p.Pix[y*p.Stride:])
 		}
-		return r, nil
+		return r
 	case "RGB":
 		c, ok := m.(*image.RGBA)
 		if !ok {
@@ -177,7 +195,7 @@ func decodeTIFF(in *info, d []byte) (*raster, error) {
 				out[3*x], out[3*x+1], out[3*x+2] = src[4*x], src[4*x+1], src[4*x+2]
 			}
 		}
-		return r, nil
+		return r
 	case "RGBA":
 		c, ok := m.(*image.NRGBA)
 		if !ok {
@@ -187,7 +205,7 @@ func decodeTIFF(in *info, d []byte) (*raster, error) {
 		for y := 0; y < h; y++ {
 			copy(r.pix[y*w*4:(y+1)*w*4], c.Pix[y*c.Stride:])
 		}
-		return r, nil
+		return r
 	}
-	return nil, corrupt(FormatTIFF, "unexpected image type %T for mode %s", m, mode)
+	return nil
 }

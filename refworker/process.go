@@ -1,6 +1,7 @@
 package refworker
 
 import (
+	"context"
 	"crypto/tls"
 	"fmt"
 	"net"
@@ -89,6 +90,20 @@ func Open(o ProcessOptions) (*Process, error) {
 // Serve serves l until Stop; see grpc.Server.Serve.
 func (p *Process) Serve(l net.Listener) error {
 	return p.grpc.Serve(l)
+}
+
+// ServeUntil serves l until ctx ends (then it returns nil, still serving:
+// the caller stops the Process) or serving fails (it returns Serve's
+// error).
+func (p *Process) ServeUntil(ctx context.Context, l net.Listener) error {
+	errc := make(chan error, 1)
+	go func() { errc <- p.Serve(l) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+		return nil
+	}
 }
 
 // NamespaceID is the reader's shared-memory namespace, which the worker

@@ -73,3 +73,39 @@ func TestProcessOptions(t *testing.T) {
 		t.Errorf("unknown protocol: %v", err)
 	}
 }
+
+// ServeUntil returns nil when its context ends, and Serve's error when
+// serving fails first.
+func TestServeUntil(t *testing.T) {
+	model, err := demomodel.Materialize(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := Open(ProcessOptions{Options: Options{ModelDir: model}, ShmDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Stop(time.Second)
+	l, err := net.Listen("unix", filepath.Join(t.TempDir(), "w.sock"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	if err := p.ServeUntil(ctx, l); err != nil {
+		t.Errorf("context ended: %v, want nil", err)
+	}
+	closed, err := net.Listen("unix", filepath.Join(t.TempDir(), "c.sock"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed.Close()
+	q, err := Open(ProcessOptions{Options: Options{ModelDir: model}, ShmDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer q.Stop(time.Second)
+	if err := q.ServeUntil(context.Background(), closed); err == nil {
+		t.Error("closed listener: nil error")
+	}
+}

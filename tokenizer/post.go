@@ -38,19 +38,62 @@ func (q postSequence) process(ids []uint32) []uint32 {
 	return ids
 }
 
+// specialTokenIDs is a TemplateProcessing special token's ids.
+type specialTokenIDs struct {
+	IDs []uint32 `json:"ids"`
+}
+
+// parseTemplate reads TemplateProcessing's single-sequence template: the
+// special tokens' ids before and after the one sequence.
+func parseTemplate(single []json.RawMessage, special map[string]specialTokenIDs) (template, error) {
+	var t template
+	seen := false
+	for _, piece := range single {
+		var p struct {
+			SpecialToken *struct {
+				ID string `json:"id"`
+			} `json:"SpecialToken"`
+			Sequence *struct {
+				ID string `json:"id"`
+			} `json:"Sequence"`
+		}
+		if err := json.Unmarshal(piece, &p); err != nil {
+			return template{}, fmt.Errorf("post_processor: %w: %v", ErrBadInput, err)
+		}
+		switch {
+		case p.Sequence != nil:
+			if seen {
+				return template{}, fmt.Errorf("post_processor: %w: the sequence twice in the template", ErrUnsupported)
+			}
+			seen = true
+		case p.SpecialToken != nil:
+			st, ok := special[p.SpecialToken.ID]
+			if !ok {
+				return template{}, fmt.Errorf("post_processor: %w: special token %q has no ids", ErrBadInput, p.SpecialToken.ID)
+			}
+			if seen {
+				t.after = append(t.after, st.IDs...)
+			} else {
+				t.before = append(t.before, st.IDs...)
+			}
+		default:
+			return template{}, fmt.Errorf("post_processor: %w: template piece %s", ErrBadInput, piece)
+		}
+	}
+	return t, nil
+}
+
 func parsePostProcessor(raw json.RawMessage) (postProcessor, error) {
 	if isNull(raw) {
 		return nil, nil
 	}
 	var h struct {
-		Type          string            `json:"type"`
-		Processors    []json.RawMessage `json:"processors"`
-		Single        []json.RawMessage `json:"single"`
-		SpecialTokens map[string]struct {
-			IDs []uint32 `json:"ids"`
-		} `json:"special_tokens"`
-		Sep *[2]json.RawMessage `json:"sep"`
-		Cls *[2]json.RawMessage `json:"cls"`
+		Type          string                     `json:"type"`
+		Processors    []json.RawMessage          `json:"processors"`
+		Single        []json.RawMessage          `json:"single"`
+		SpecialTokens map[string]specialTokenIDs `json:"special_tokens"`
+		Sep           *[2]json.RawMessage        `json:"sep"`
+		Cls           *[2]json.RawMessage        `json:"cls"`
 	}
 	if err := json.Unmarshal(raw, &h); err != nil {
 		return nil, fmt.Errorf("post_processor: %w: %v", ErrBadInput, err)
@@ -62,39 +105,9 @@ func parsePostProcessor(raw json.RawMessage) (postProcessor, error) {
 		}
 		return nil, nil
 	case "TemplateProcessing":
-		var t template
-		seen := false
-		for _, piece := range h.Single {
-			var p struct {
-				SpecialToken *struct {
-					ID string `json:"id"`
-				} `json:"SpecialToken"`
-				Sequence *struct {
-					ID string `json:"id"`
-				} `json:"Sequence"`
-			}
-			if err := json.Unmarshal(piece, &p); err != nil {
-				return nil, fmt.Errorf("post_processor: %w: %v", ErrBadInput, err)
-			}
-			switch {
-			case p.Sequence != nil:
-				if seen {
-					return nil, fmt.Errorf("post_processor: %w: the sequence twice in the template", ErrUnsupported)
-				}
-				seen = true
-			case p.SpecialToken != nil:
-				st, ok := h.SpecialTokens[p.SpecialToken.ID]
-				if !ok {
-					return nil, fmt.Errorf("post_processor: %w: special token %q has no ids", ErrBadInput, p.SpecialToken.ID)
-				}
-				if seen {
-					t.after = append(t.after, st.IDs...)
-				} else {
-					t.before = append(t.before, st.IDs...)
-				}
-			default:
-				return nil, fmt.Errorf("post_processor: %w: template piece %s", ErrBadInput, piece)
-			}
+		t, err := parseTemplate(h.Single, h.SpecialTokens)
+		if err != nil {
+			return nil, err
 		}
 		return t, nil
 	case "RobertaProcessing", "BertProcessing":

@@ -79,19 +79,9 @@ type wordScanner struct {
 // pattern matches at every position, so the pieces cover the text.
 func (w wordScanner) next(s string, i int) int {
 	c := s[i]
-	// (?i:'s|'t|'re|'ve|'m|'ll|'d)
-	if c == '\'' && i+1 < len(s) {
-		switch s[i+1] | 0x20 {
-		case 's', 't', 'm', 'd':
-			return i + 2
-		case 'r', 'v':
-			if i+2 < len(s) && s[i+2]|0x20 == 'e' {
-				return i + 3
-			}
-		case 'l':
-			if i+2 < len(s) && s[i+2]|0x20 == 'l' {
-				return i + 3
-			}
+	if c == '\'' {
+		if j := contraction(s, i); j > 0 {
+			return j
 		}
 	}
 	cls, n := classAt(s, i)
@@ -138,6 +128,33 @@ func (w wordScanner) next(s string, i int) int {
 		return k
 	}
 	// Here s[i] is whitespace.
+	return whitespace(s, i)
+}
+
+// contraction is the end of (?i:'s|'t|'re|'ve|'m|'ll|'d) at s[i] (an
+// apostrophe), or 0 when none starts there.
+func contraction(s string, i int) int {
+	if i+1 >= len(s) {
+		return 0
+	}
+	switch s[i+1] | 0x20 {
+	case 's', 't', 'm', 'd':
+		return i + 2
+	case 'r', 'v':
+		if i+2 < len(s) && s[i+2]|0x20 == 'e' {
+			return i + 3
+		}
+	case 'l':
+		if i+2 < len(s) && s[i+2]|0x20 == 'l' {
+			return i + 3
+		}
+	}
+	return 0
+}
+
+// whitespace is the end of the whitespace match at s[i]: \s*[\r\n]+, else
+// \s+(?!\S).
+func whitespace(s string, i int) int {
 	// \s*[\r\n]+ : up to the last \r or \n of the whitespace run.
 	end, afterNewline, last := i, -1, i
 	for end < len(s) {

@@ -46,41 +46,54 @@ func runBenchGateway(ctx context.Context, s *stdio, args []string) int {
 	if err != nil {
 		return exitForParse(err)
 	}
-	fail := func(code int, msg string) int {
-		fmt.Fprintln(s.err, "mmgate bench gateway:", msg)
-		return code
-	}
 	if msg := checkGatewayFlags(rest, *images, concurrency.N, o); msg != "" {
-		return fail(2, msg)
+		return benchFail(s, "gateway", 2, msg)
 	}
 	levels, err := benchgw.Levels(*sweep, concurrency.N, concurrency.Given, *report != "")
 	if err != nil {
-		return fail(2, "--concurrency-sweep: "+err.Error())
+		return benchFail(s, "gateway", 2, "--concurrency-sweep: "+err.Error())
 	}
 	imgs, err := benchgw.LoadImages(*images)
 	if err != nil {
 		if errors.Is(err, benchgw.ErrNoImages) || errors.Is(err, os.ErrNotExist) {
-			return fail(2, err.Error())
+			return benchFail(s, "gateway", 2, err.Error())
 		}
-		return fail(1, err.Error())
+		return benchFail(s, "gateway", 1, err.Error())
 	}
 	if *report != "" {
 		if err := benchreport.PrepareDir(*report); err != nil {
-			return fail(1, "--report: "+err.Error())
+			return benchFail(s, "gateway", 1, "--report: "+err.Error())
 		}
 	}
 	if !*probeInProcess && !o.NoProbe {
 		exe, err := os.Executable()
 		if err != nil {
-			return fail(1, "cannot start the probe process: "+err.Error())
+			return benchFail(s, "gateway", 1, "cannot start the probe process: "+err.Error())
 		}
 		o.ProbeProcess = []string{exe, "bench", benchProbeCommand}
 	}
-	runs, code := runGatewayLevels(ctx, s, o, imgs, levels, *asJSON)
-	if *report != "" && len(runs) > 0 {
-		p := benchreport.GatewayParams{URL: o.URL, Images: *images, Model: o.Model, ImageFiles: len(imgs), Requests: o.Requests,
+	return runGatewaySweep(ctx, s, o, imgs, levels, *images, *report, *asJSON)
+}
+
+// runGatewaySweep runs the levels, printing each report, and writes the
+// --report page of the runs it has, if asked.
+func runGatewaySweep(ctx context.Context, s *stdio, o benchgw.Options, imgs []benchgw.Image, levels []int, images, report string, asJSON bool) int {
+	runs, stop, err := benchgw.Sweep(ctx, o, imgs, levels, s.out, asJSON)
+	code := 0
+	switch {
+	case stop == benchgw.Refused:
+		return benchFail(s, "gateway", 2, err)
+	case stop == benchgw.OutputFailed:
+		return 1
+	case stop == benchgw.RunFailed:
+		code = benchFail(s, "gateway", 1, err)
+	case benchgw.AnyFailed(runs):
+		code = 1
+	}
+	if report != "" && len(runs) > 0 {
+		p := benchreport.GatewayParams{URL: o.URL, Images: images, Model: o.Model, ImageFiles: len(imgs), Requests: o.Requests,
 			MaxTokens: o.MaxTokens, Levels: levels, Duration: o.Duration, Timeout: o.RequestTimeout, ProbeInterval: o.ProbeInterval, NoProbe: o.NoProbe}
-		path, err := benchreport.SaveGateway(*report, reportHost(), p.List(), runs)
+		path, err := benchreport.SaveGateway(report, reportHost(), p.List(), runs)
 		if c := saveReport(s, "gateway", path, err); c != 0 {
 			return c
 		}
@@ -108,44 +121,4 @@ func checkGatewayFlags(rest []string, images string, concurrency int, o benchgw.
 		return "--request-timeout must be > 0"
 	}
 	return ""
-}
-
-// runGatewayLevels runs the load once per concurrency level and prints each
-// report as it comes. It stops at a run that fails (exit status 1, the
-// reports so far kept for --report) and at options New refuses or an
-// output that cannot be written (their exit status, no reports).
-func runGatewayLevels(ctx context.Context, s *stdio, o benchgw.Options, imgs []benchgw.Image, levels []int, asJSON bool) ([]*benchgw.Report, int) {
-	code := 0
-	var runs []*benchgw.Report
-	for i, level := range levels {
-		o.Concurrency, o.Images = level, benchgw.LevelImages(imgs, i, o.Requests)
-		r, err := benchgw.New(o)
-		if err != nil {
-			fmt.Fprintln(s.err, "mmgate bench gateway:", err)
-			return nil, 2
-		}
-		fmt.Fprintf(s.err, "bench gateway: %d image requests at concurrency %d to %s (%d image files)\n", o.Requests, level, o.URL, len(imgs))
-		rep, err := r.Run(ctx)
-		if err != nil {
-			fmt.Fprintln(s.err, "mmgate bench gateway:", err)
-			return runs, 1
-		}
-		runs = append(runs, rep)
-		if rep.Image.Failed > 0 || rep.Image.OK == 0 {
-			code = 1
-		}
-		if asJSON {
-			if c := writeJSONLine(s, rep); c != 0 {
-				return nil, c
-			}
-			continue
-		}
-		if i > 0 {
-			fmt.Fprintln(s.out)
-		}
-		if err := benchgw.WriteTable(s.out, rep); err != nil {
-			return nil, 1
-		}
-	}
-	return runs, code
 }

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"flag"
-	"fmt"
 	"os"
 	"strings"
 
@@ -33,27 +32,16 @@ func runBenchRouting(ctx context.Context, s *stdio, args []string) int {
 		return exitForParse(err)
 	}
 	if len(rest) > 0 {
-		fmt.Fprintf(s.err, "mmgate bench routing: unexpected arguments %v\n", rest)
-		return 2
+		return benchFail(s, "routing", 2, "unexpected arguments", rest)
 	}
 	if *short {
 		set := map[string]bool{}
 		fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
-		sh := routebench.Short()
-		unless := func(name string, p *int, v int) {
-			if !set[name] {
-				*p = v
-			}
-		}
-		unless("workers", &cfg.Workers, sh.Workers)
-		unless("conversations", &cfg.Conversations, sh.Conversations)
-		unless("turns", &cfg.Turns, sh.Turns)
-		unless("concurrency", &cfg.Concurrency, sh.Concurrency)
+		cfg.Shorten(func(name string) bool { return set[name] })
 	}
 	cfg.Policies = strings.Split(*policies, ",")
 	if cfg.Binary, err = os.Executable(); err != nil {
-		fmt.Fprintln(s.err, "mmgate bench routing:", err)
-		return 1
+		return benchFail(s, "routing", 1, err)
 	}
 	cfg.Log = s.err
 	results, err := routebench.Run(ctx, cfg)
@@ -63,8 +51,7 @@ func runBenchRouting(ctx context.Context, s *stdio, args []string) int {
 		}
 	}
 	if err != nil {
-		fmt.Fprintln(s.err, "mmgate bench routing:", err)
-		return 1
+		return benchFail(s, "routing", 1, err)
 	}
 	return 0
 }

@@ -43,24 +43,20 @@ func runBenchSoak(ctx context.Context, s *stdio, args []string) int {
 		return exitForParse(err)
 	}
 	if len(rest) > 0 {
-		fmt.Fprintf(s.err, "mmgate bench soak: unexpected arguments %v\n", rest)
-		return 2
+		return benchFail(s, "soak", 2, "unexpected arguments", rest)
 	}
 	if cfg.Duration <= 0 || cfg.Workers < 1 || cfg.Images < 1 || cfg.Concurrency < 0 {
-		fmt.Fprintln(s.err, "mmgate bench soak: --duration, --workers and --images must be positive")
-		return 2
+		return benchFail(s, "soak", 2, "--duration, --workers and --images must be positive")
 	}
 	exe, err := os.Executable()
 	if err != nil {
-		fmt.Fprintln(s.err, "mmgate bench soak:", err)
-		return 1
+		return benchFail(s, "soak", 1, err)
 	}
 	cfg.Binary, cfg.TmpfsBytes, cfg.CacheBytes, cfg.ShmBudget, cfg.TensorBudget = exe, int64(tmpfs), int64(cache), int64(shmBudget), int64(tensors)
 	cfg.Log = s.err
 	rep, err := soak.Run(ctx, cfg)
 	if err != nil {
-		fmt.Fprintln(s.err, "mmgate bench soak:", err)
-		return 1
+		return benchFail(s, "soak", 1, err)
 	}
 	if code := writeJSONLine(s, rep); code != 0 {
 		return code

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"strings"
 
@@ -28,40 +27,36 @@ func runBenchTransport(ctx context.Context, s *stdio, args []string) int {
 	if _, err := parseFlags(fs, args, os.LookupEnv); err != nil {
 		return exitForParse(err)
 	}
-	fail := func(code int, a ...any) int {
-		fmt.Fprintln(s.err, append([]any{"mmgate bench transport:"}, a...)...)
-		return code
-	}
 	log, err := logs.logger(s)
 	if err != nil {
-		return fail(2, err)
+		return benchFail(s, "transport", 2, err)
 	}
 	sz, err := transportbench.ParseSizes(*sizes)
 	if err != nil {
-		return fail(2, "--sizes:", err)
+		return benchFail(s, "transport", 2, "--sizes:", err)
 	}
 	if *runs < 1 || *warmup < 0 {
-		return fail(2, "--runs must be ≥ 1 and --warmup ≥ 0")
+		return benchFail(s, "transport", 2, "--runs must be ≥ 1 and --warmup ≥ 0")
 	}
 	pl, err := transportbench.ParsePaths(*paths)
 	if err != nil {
-		return fail(2, "--paths:", err)
+		return benchFail(s, "transport", 2, "--paths:", err)
 	}
 	if *report != "" {
 		if err := benchreport.PrepareDir(*report); err != nil {
-			return fail(1, "--report:", err)
+			return benchFail(s, "transport", 1, "--report:", err)
 		}
 	}
 	exe, err := os.Executable()
 	if err != nil {
-		return fail(1, err)
+		return benchFail(s, "transport", 1, err)
 	}
 	res, pr, err := transportbench.Bench(ctx, transportbench.BenchOptions{
 		Sizes: sz, Paths: pl, Runs: *runs, Warmup: *warmup, ShmDir: *shmDir,
 		WorkerCommand: []string{exe, "bench", benchWorkerCommand}, Logger: log, Progress: s.err,
 	})
 	if err != nil {
-		return fail(1, err)
+		return benchFail(s, "transport", 1, err)
 	}
 	if res == nil {
 		res = []transportbench.Result{}

@@ -73,16 +73,14 @@ func runBenchWorker(ctx context.Context, s *stdio, args []string) int {
 		Listen: listen, Dir: *shmDir, MaxMsg: *maxMsg, Copy: *copyMode, KeepFiles: *keepFiles, Prefixes: prefixes,
 	}, s.out)
 	if err != nil {
-		fmt.Fprintln(s.err, "mmgate bench "+benchWorkerCommand+":", err)
-		return 1
+		return benchFail(s, benchWorkerCommand, 1, err)
 	}
 	return 0
 }
 
 func runBenchProbe(ctx context.Context, s *stdio, _ []string) int {
 	if err := benchgw.ServeProbe(ctx, s.in, s.out); err != nil {
-		fmt.Fprintln(s.err, "mmgate bench probe:", err)
-		return 1
+		return benchFail(s, benchProbeCommand, 1, err)
 	}
 	return 0
 }
@@ -91,11 +89,17 @@ func runBenchProbe(ctx context.Context, s *stdio, _ []string) int {
 // path, or says why writing failed.
 func saveReport(s *stdio, bench, path string, err error) int {
 	if err != nil {
-		fmt.Fprintf(s.err, "mmgate bench %s: --report: %v\n", bench, err)
-		return 1
+		return benchFail(s, bench, 1, "--report:", err)
 	}
 	fmt.Fprintf(s.err, "report: %s\n", path)
 	return 0
+}
+
+// benchFail prints "mmgate bench NAME:" and a on stderr, as fmt.Println
+// does, and returns the exit status code.
+func benchFail(s *stdio, name string, code int, a ...any) int {
+	fmt.Fprintln(s.err, append([]any{"mmgate bench " + name + ":"}, a...)...)
+	return code
 }
 
 // reportHost describes this machine and build for a report.

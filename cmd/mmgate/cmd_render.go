@@ -3,15 +3,11 @@ package main
 import (
 	"context"
 	"fmt"
-	"io"
 	"os"
 
+	"github.com/mmgate/mmgate/internal/tools/render"
 	"github.com/mmgate/mmgate/openai"
 )
-
-// maxRenderBody bounds the request read from stdin (the server's default
-// body limit).
-const maxRenderBody = 64 << 20
 
 // runRender reads an OpenAI chat completions request on stdin and prints
 // {"prompt", "input_ids", "placeholders"} for the model folder given with
@@ -39,24 +35,23 @@ func runRender(ctx context.Context, s *stdio, args []string) int {
 		fmt.Fprintf(s.err, "mmgate render: --media-order %q: want media_first or authored\n", *order)
 		return 2
 	}
-	m, err := loadRenderModel(*model, mo)
-	if err != nil {
-		writeJSONLine(s, map[string]string{"error": err.Error()})
-		return 1
-	}
-	body, err := io.ReadAll(io.LimitReader(s.in, maxRenderBody+1))
-	if err != nil {
-		writeJSONLine(s, map[string]string{"error": "reading stdin: " + err.Error()})
-		return 1
-	}
-	if len(body) > maxRenderBody {
-		writeJSONLine(s, map[string]string{"error": fmt.Sprintf("request over %d bytes", maxRenderBody)})
-		return 1
-	}
-	out, err := m.render(ctx, body)
+	out, err := renderStdin(ctx, s, *model, mo)
 	if err != nil {
 		writeJSONLine(s, map[string]string{"error": err.Error()})
 		return 1
 	}
 	return writeJSONLine(s, out)
+}
+
+// renderStdin loads the model folder and renders the request on stdin.
+func renderStdin(ctx context.Context, s *stdio, model string, order openai.MediaOrder) (*render.Output, error) {
+	m, err := render.Load(model, order)
+	if err != nil {
+		return nil, err
+	}
+	body, err := render.ReadBody(s.in)
+	if err != nil {
+		return nil, err
+	}
+	return m.Render(ctx, body)
 }

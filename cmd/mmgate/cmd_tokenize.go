@@ -1,28 +1,15 @@
 package main
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
-	"io"
 	"os"
 
+	"github.com/mmgate/mmgate/internal/tools/tokenize"
 	"github.com/mmgate/mmgate/tokenizer"
 )
 
 // This file answers: how does `mmgate tokenize` encode stdin, or decode ids?
-
-// maxTokenizeInput bounds what tokenize reads from stdin.
-const maxTokenizeInput = 256 << 20
-
-type tokenizeIDs struct {
-	IDs []uint32 `json:"ids"`
-}
-
-type tokenizeText struct {
-	Text string `json:"text"`
-}
 
 func runTokenize(_ context.Context, s *stdio, args []string) int {
 	fs := newFlagSet(s, "tokenize", "tokenize --tokenizer FILE_OR_DIR [--decode] [--skip-special-tokens] < input\n\n"+
@@ -48,46 +35,11 @@ func runTokenize(_ context.Context, s *stdio, args []string) int {
 	if err != nil {
 		return tokenizeFail(s, err)
 	}
-	in, err := io.ReadAll(io.LimitReader(s.in, maxTokenizeInput+1))
-	if err != nil {
-		return tokenizeFail(s, fmt.Errorf("reading stdin: %w", err))
-	}
-	if len(in) > maxTokenizeInput {
-		return tokenizeFail(s, fmt.Errorf("stdin is over %d bytes", maxTokenizeInput))
-	}
-	if !*decode {
-		return writeJSONLine(s, tokenizeIDs{IDs: tok.Encode(string(in))})
-	}
-	ids, err := parseTokenizeIDs(in)
+	out, err := tokenize.Run(tok, s.in, *decode, *skip)
 	if err != nil {
 		return tokenizeFail(s, err)
 	}
-	return writeJSONLine(s, tokenizeText{Text: tok.Decode(ids, *skip)})
-}
-
-// parseTokenizeIDs reads {"ids": [...]}: every id a whole number that fits
-// in uint32.
-func parseTokenizeIDs(in []byte) ([]uint32, error) {
-	var doc struct {
-		IDs *[]json.Number `json:"ids"`
-	}
-	dec := json.NewDecoder(bytes.NewReader(in))
-	dec.UseNumber()
-	if err := dec.Decode(&doc); err != nil {
-		return nil, fmt.Errorf("decode input: want {\"ids\": [...]}: %v", err)
-	}
-	if doc.IDs == nil {
-		return nil, fmt.Errorf("decode input: no \"ids\" list")
-	}
-	ids := make([]uint32, 0, len(*doc.IDs))
-	for _, n := range *doc.IDs {
-		var v uint32
-		if err := json.Unmarshal([]byte(n), &v); err != nil {
-			return nil, fmt.Errorf("decode input: id %s is not a token id", n)
-		}
-		ids = append(ids, v)
-	}
-	return ids, nil
+	return writeJSONLine(s, out)
 }
 
 // tokenizeFail reports a refused input: a {"error": ...} line on stdout,

@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/mmgate/mmgate/internal/buildinfo"
 )
 
 func TestDispatch(t *testing.T) {
@@ -24,7 +26,7 @@ func TestDispatch(t *testing.T) {
 		t.Errorf("help: exit %d %q", code, out)
 	}
 	code, out, _ := run("version")
-	var v versionInfo
+	var v buildinfo.Info
 	if code != 0 || json.Unmarshal([]byte(out), &v) != nil || v.Go == "" || v.Version == "" {
 		t.Errorf("version: exit %d %q", code, out)
 	}

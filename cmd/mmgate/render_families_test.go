@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/mmgate/mmgate/family/familytest"
+	"github.com/mmgate/mmgate/internal/tools/render"
 	"github.com/mmgate/mmgate/tokenizer/tokenizertest"
 )
 
@@ -25,10 +26,10 @@ type familyPrompts struct {
 		Request      json.RawMessage `json:"request"`
 	} `json:"cases"`
 	Results []struct {
-		Name         string              `json:"name"`
-		Prompt       string              `json:"prompt"`
-		IDs          []uint32            `json:"ids"`
-		Placeholders []renderPlaceholder `json:"placeholders"`
+		Name         string               `json:"name"`
+		Prompt       string               `json:"prompt"`
+		IDs          []uint32             `json:"ids"`
+		Placeholders []render.Placeholder `json:"placeholders"`
 	} `json:"results"`
 }
 
@@ -62,7 +63,7 @@ func TestRenderFamilies(t *testing.T) {
 			if code != 0 {
 				t.Fatalf("exit %d: %s %s", code, out.String(), errb.String())
 			}
-			var got renderOutput
+			var got render.Output
 			if err := json.Unmarshal(out.Bytes(), &got); err != nil {
 				t.Fatal(err)
 			}
@@ -81,7 +82,7 @@ func TestRenderFamilies(t *testing.T) {
 
 // widenRuns widens the pad at each placeholder's offset to the run's
 // length: the golden stores each run as one pad.
-func widenRuns(ids []uint32, ph []renderPlaceholder) []uint32 {
+func widenRuns(ids []uint32, ph []render.Placeholder) []uint32 {
 	var out []uint32
 	k := 0
 	for _, id := range ids {

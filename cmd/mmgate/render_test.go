@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/mmgate/mmgate/internal/testutil/fixture"
+	"github.com/mmgate/mmgate/internal/tools/render"
 )
 
 // renderModelDir assembles a model folder from the prompt package's test
@@ -51,7 +52,7 @@ type renderCase struct {
 	Request json.RawMessage `json:"request"`
 }
 
-func readRenderCases(t *testing.T) ([]renderCase, map[string]renderOutput) {
+func readRenderCases(t *testing.T) ([]renderCase, map[string]render.Output) {
 	t.Helper()
 	var cases struct {
 		Cases []renderCase `json:"cases"`
@@ -59,7 +60,7 @@ func readRenderCases(t *testing.T) ([]renderCase, map[string]renderOutput) {
 	var golden struct {
 		Results []struct {
 			Name string `json:"name"`
-			renderOutput
+			render.Output
 		} `json:"results"`
 	}
 	for path, v := range map[string]any{"render_cases.json": &cases, "render_golden.json": &golden} {
@@ -71,9 +72,9 @@ func readRenderCases(t *testing.T) ([]renderCase, map[string]renderOutput) {
 			t.Fatal(err)
 		}
 	}
-	want := map[string]renderOutput{}
+	want := map[string]render.Output{}
 	for _, r := range golden.Results {
-		want[r.Name] = r.renderOutput
+		want[r.Name] = r.Output
 	}
 	if len(want) != len(cases.Cases) {
 		t.Fatalf("%d golden results for %d cases", len(want), len(cases.Cases))
@@ -90,7 +91,7 @@ func readRenderCases(t *testing.T) ([]renderCase, map[string]renderOutput) {
 // placeholder range) per temporal group for Qwen3-VL.
 func TestRenderGolden(t *testing.T) {
 	cases, want := readRenderCases(t)
-	models := map[string]*renderModel{}
+	models := map[string]*render.Model{}
 	ffmpeg := haveFFmpeg()
 	videos := 0
 	for _, c := range cases {
@@ -104,12 +105,12 @@ func TestRenderGolden(t *testing.T) {
 			m := models[c.Model]
 			if m == nil {
 				var err error
-				if m, err = loadRenderModel(renderModelDir(t, c.Model), "media_first"); err != nil {
+				if m, err = render.Load(renderModelDir(t, c.Model), "media_first"); err != nil {
 					t.Fatal(err)
 				}
 				models[c.Model] = m
 			}
-			got, err := m.render(context.Background(), c.Request)
+			got, err := m.Render(context.Background(), c.Request)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -154,7 +155,7 @@ func TestRenderCommand(t *testing.T) {
 		if code != 0 {
 			t.Fatalf("%s: exit %d: %s", name, code, out)
 		}
-		var got renderOutput
+		var got render.Output
 		if err := json.Unmarshal([]byte(out), &got); err != nil || !reflect.DeepEqual(got, want[c.Name]) || strings.Count(out, "\n") != 1 {
 			t.Errorf("%s: output %q (err %v)", name, out, err)
 		}
@@ -177,7 +178,7 @@ func TestRenderCommand(t *testing.T) {
 	if code != 1 || json.Unmarshal([]byte(out), &e) != nil || !strings.Contains(e.Error, errorCases[0].substr) {
 		t.Errorf("remote url: exit %d, output %q; want exit 1 and an error line", code, out)
 	}
-	m, err := loadRenderModel(dir, "media_first")
+	m, err := render.Load(dir, "media_first")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -193,7 +194,7 @@ func TestRenderCommand(t *testing.T) {
 		t.Log(skipNoFFmpeg)
 	}
 	for _, ec := range errorCases {
-		if _, err := m.render(context.Background(), []byte(ec.body)); err == nil || !strings.Contains(err.Error(), ec.substr) {
+		if _, err := m.Render(context.Background(), []byte(ec.body)); err == nil || !strings.Contains(err.Error(), ec.substr) {
 			t.Errorf("%s: err = %v; want an error containing %q", ec.name, err, ec.substr)
 		}
 	}

@@ -309,16 +309,7 @@ func (p *Preprocessor) run(ctx context.Context, v *video.Video, dec *video.Decod
 		return res, stageErr(StageDecode, derr)
 	}
 	if derr != nil || perr != nil {
-		if err := ctx.Err(); err != nil {
-			return res, err
-		}
-		if perr != nil && !errors.Is(perr, context.Canceled) {
-			return res, stageErr(StageProcess, perr)
-		}
-		if derr != nil && !errors.Is(derr, context.Canceled) {
-			return res, stageErr(StageDecode, derr)
-		}
-		return res, stageErr(StageProcess, errors.Join(perr, derr))
+		return res, framesErr(ctx, derr, perr)
 	}
 	tm, err := sink.Finish()
 	res.Timings.Resize, res.Timings.NormalizePatchify = tm.Resize, tm.NormalizePatchify
@@ -326,4 +317,20 @@ func (p *Preprocessor) run(ctx context.Context, v *video.Video, dec *video.Decod
 		return res, stageErr(StageProcess, err)
 	}
 	return res, nil
+}
+
+// framesErr is run's error when decoding (derr) or processing (perr) the
+// frames failed: the call's own cancellation first, then the failure that
+// is not the other's cancellation, processing before decoding.
+func framesErr(ctx context.Context, derr, perr error) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if perr != nil && !errors.Is(perr, context.Canceled) {
+		return stageErr(StageProcess, perr)
+	}
+	if derr != nil && !errors.Is(derr, context.Canceled) {
+		return stageErr(StageDecode, derr)
+	}
+	return stageErr(StageProcess, errors.Join(perr, derr))
 }

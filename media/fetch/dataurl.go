@@ -144,117 +144,160 @@ func tooLargeData(maxBytes int64) error {
 }
 
 func decodeBase64(dst []byte, s string, maxBytes int64) ([]byte, error) {
-	out := dst[:0]
-	if need := decodedCap(len(s)/4*3+3, maxBytes); cap(out) < need {
-		out = make([]byte, 0, need)
-	}
-	var acc uint32 // pending sextets, most recent in the low bits
-	var n int      // sextets in acc (0..3)
-	pads := 0
-	emit := func(b ...byte) error {
-		if int64(len(out)+len(b)) > maxBytes {
-			return tooLargeData(maxBytes)
-		}
-		out = append(out, b...)
-		return nil
+	d := b64Decoder{out: dst[:0], maxBytes: maxBytes}
+	if need := decodedCap(len(s)/4*3+3, maxBytes); cap(d.out) < need {
+		d.out = make([]byte, 0, need)
 	}
 	for i := 0; i < len(s); {
-		if n == 0 && pads == 0 {
-			// Fast path: whole groups of four plain alphabet characters,
-			// written straight into the spare capacity.
-			o := len(out)
-			room := min(int64(cap(out)), maxBytes) - int64(o)
-			for i+8 <= len(s) && room >= 6 {
-				t := &b64Table
-				c0, c1, c2, c3 := t[s[i]], t[s[i+1]], t[s[i+2]], t[s[i+3]]
-				c4, c5, c6, c7 := t[s[i+4]], t[s[i+5]], t[s[i+6]], t[s[i+7]]
-				if c0|c1|c2|c3|c4|c5|c6|c7 >= 64 {
-					break
-				}
-				v := uint64(c0)<<42 | uint64(c1)<<36 | uint64(c2)<<30 | uint64(c3)<<24 |
-					uint64(c4)<<18 | uint64(c5)<<12 | uint64(c6)<<6 | uint64(c7)
-				dst := out[o : o+6 : o+6]
-				dst[0], dst[1], dst[2], dst[3], dst[4], dst[5] = byte(v>>40), byte(v>>32), byte(v>>24), byte(v>>16), byte(v>>8), byte(v)
-				o += 6
-				room -= 6
-				i += 8
+		if d.n == 0 && d.pads == 0 {
+			var err error
+			if i, err = d.plainGroups(s, i); err != nil {
+				return nil, err
 			}
-			for i+4 <= len(s) {
-				a, b, c, e := b64Table[s[i]], b64Table[s[i+1]], b64Table[s[i+2]], b64Table[s[i+3]]
-				if a|b|c|e >= 64 {
-					break
-				}
-				if room < 3 {
-					return nil, tooLargeData(maxBytes)
-				}
-				v := uint32(a)<<18 | uint32(b)<<12 | uint32(c)<<6 | uint32(e)
-				dst := out[o : o+3 : o+3]
-				dst[0], dst[1], dst[2] = byte(v>>16), byte(v>>8), byte(v)
-				o += 3
-				room -= 3
-				i += 4
-			}
-			out = out[:o]
 			if i == len(s) {
 				break
 			}
 		}
-		ch := s[i]
-		i++
-		if ch == '%' {
-			if i+2 > len(s) {
-				return nil, newErr(ErrBadURL, "truncated percent escape in data: payload")
-			}
-			hi, ok1 := digitValue(s[i])
-			lo, ok2 := digitValue(s[i+1])
-			if !ok1 || !ok2 {
-				return nil, newErr(ErrBadURL, "invalid percent escape %q in data: payload", s[i-1:i+2])
-			}
-			ch = byte(hi<<4 | lo)
-			i += 2
+		ch, next, err := payloadByte(s, i)
+		if err != nil {
+			return nil, err
 		}
-		v := b64Table[ch]
-		switch {
-		case v == b64Space:
-			continue
-		case v == b64Pad:
-			pads++
-			if n < 2 || n+pads > 4 {
-				return nil, newErr(ErrBadURL, "invalid base64 padding at byte %d of data: payload", i-1)
-			}
-			continue
-		case v < 64:
-			if pads > 0 {
-				return nil, newErr(ErrBadURL, "base64 data after padding at byte %d of data: payload", i-1)
-			}
-		default:
-			return nil, newErr(ErrBadURL, "invalid base64 character %q at byte %d of data: payload", ch, i-1)
-		}
-		acc = acc<<6 | uint32(v)
-		n++
-		if n == 4 {
-			if err := emit(byte(acc>>16), byte(acc>>8), byte(acc)); err != nil {
-				return nil, err
-			}
-			acc, n = 0, 0
+		i = next
+		if err := d.add(ch, i-1); err != nil {
+			return nil, err
 		}
 	}
-	if pads > 0 && n+pads != 4 {
-		return nil, newErr(ErrBadURL, "incomplete base64 padding in data: payload")
+	if err := d.finish(); err != nil {
+		return nil, err
 	}
-	switch n {
+	return d.out, nil
+}
+
+// b64Decoder is decodeBase64's state: the output so far and the sextets
+// of a group of four not yet complete.
+type b64Decoder struct {
+	out      []byte
+	maxBytes int64
+	acc      uint32 // pending sextets, most recent in the low bits
+	n        int    // sextets in acc (0..3)
+	pads     int
+}
+
+func (d *b64Decoder) emit(b ...byte) error {
+	if int64(len(d.out)+len(b)) > d.maxBytes {
+		return tooLargeData(d.maxBytes)
+	}
+	d.out = append(d.out, b...)
+	return nil
+}
+
+// plainGroups is the fast path, taken between groups: it decodes whole
+// groups of four plain alphabet characters from s[i:], written straight
+// into the spare capacity, and returns the index of the first character
+// it left.
+func (d *b64Decoder) plainGroups(s string, i int) (int, error) {
+	out := d.out
+	o := len(out)
+	room := min(int64(cap(out)), d.maxBytes) - int64(o)
+	for i+8 <= len(s) && room >= 6 {
+		t := &b64Table
+		c0, c1, c2, c3 := t[s[i]], t[s[i+1]], t[s[i+2]], t[s[i+3]]
+		c4, c5, c6, c7 := t[s[i+4]], t[s[i+5]], t[s[i+6]], t[s[i+7]]
+		if c0|c1|c2|c3|c4|c5|c6|c7 >= 64 {
+			break
+		}
+		v := uint64(c0)<<42 | uint64(c1)<<36 | uint64(c2)<<30 | uint64(c3)<<24 |
+			uint64(c4)<<18 | uint64(c5)<<12 | uint64(c6)<<6 | uint64(c7)
+		dst := out[o : o+6 : o+6]
+		dst[0], dst[1], dst[2], dst[3], dst[4], dst[5] = byte(v>>40), byte(v>>32), byte(v>>24), byte(v>>16), byte(v>>8), byte(v)
+		o += 6
+		room -= 6
+		i += 8
+	}
+	for i+4 <= len(s) {
+		a, b, c, e := b64Table[s[i]], b64Table[s[i+1]], b64Table[s[i+2]], b64Table[s[i+3]]
+		if a|b|c|e >= 64 {
+			break
+		}
+		if room < 3 {
+			return i, tooLargeData(d.maxBytes)
+		}
+		v := uint32(a)<<18 | uint32(b)<<12 | uint32(c)<<6 | uint32(e)
+		dst := out[o : o+3 : o+3]
+		dst[0], dst[1], dst[2] = byte(v>>16), byte(v>>8), byte(v)
+		o += 3
+		room -= 3
+		i += 4
+	}
+	d.out = out[:o]
+	return i, nil
+}
+
+// payloadByte is the payload character at s[i], a percent escape decoded,
+// and the index after it.
+func payloadByte(s string, i int) (byte, int, error) {
+	ch := s[i]
+	i++
+	if ch != '%' {
+		return ch, i, nil
+	}
+	if i+2 > len(s) {
+		return 0, 0, newErr(ErrBadURL, "truncated percent escape in data: payload")
+	}
+	hi, ok1 := digitValue(s[i])
+	lo, ok2 := digitValue(s[i+1])
+	if !ok1 || !ok2 {
+		return 0, 0, newErr(ErrBadURL, "invalid percent escape %q in data: payload", s[i-1:i+2])
+	}
+	return byte(hi<<4 | lo), i + 2, nil
+}
+
+// add takes one payload character, found at byte at of the payload:
+// spaces are skipped, padding counted, and each fourth sextet completes a
+// group of three bytes.
+func (d *b64Decoder) add(ch byte, at int) error {
+	v := b64Table[ch]
+	switch {
+	case v == b64Space:
+		return nil
+	case v == b64Pad:
+		d.pads++
+		if d.n < 2 || d.n+d.pads > 4 {
+			return newErr(ErrBadURL, "invalid base64 padding at byte %d of data: payload", at)
+		}
+		return nil
+	case v < 64:
+		if d.pads > 0 {
+			return newErr(ErrBadURL, "base64 data after padding at byte %d of data: payload", at)
+		}
+	default:
+		return newErr(ErrBadURL, "invalid base64 character %q at byte %d of data: payload", ch, at)
+	}
+	d.acc = d.acc<<6 | uint32(v)
+	d.n++
+	if d.n == 4 {
+		if err := d.emit(byte(d.acc>>16), byte(d.acc>>8), byte(d.acc)); err != nil {
+			return err
+		}
+		d.acc, d.n = 0, 0
+	}
+	return nil
+}
+
+// finish checks the padding and writes the bytes of a last, short group.
+func (d *b64Decoder) finish() error {
+	if d.pads > 0 && d.n+d.pads != 4 {
+		return newErr(ErrBadURL, "incomplete base64 padding in data: payload")
+	}
+	switch d.n {
 	case 1:
-		return nil, newErr(ErrBadURL, "truncated base64 in data: payload (a final group of one character)")
+		return newErr(ErrBadURL, "truncated base64 in data: payload (a final group of one character)")
 	case 2:
-		if err := emit(byte(acc >> 4)); err != nil {
-			return nil, err
-		}
+		return d.emit(byte(d.acc >> 4))
 	case 3:
-		if err := emit(byte(acc>>10), byte(acc>>2)); err != nil {
-			return nil, err
-		}
+		return d.emit(byte(d.acc>>10), byte(d.acc>>2))
 	}
-	return out, nil
+	return nil
 }
 
 func decodePercent(s string, maxBytes int64) ([]byte, error) {

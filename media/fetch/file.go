@@ -21,50 +21,31 @@ import (
 // after the check still cannot lead out of the root; O_NONBLOCK keeps a FIFO
 // from blocking the open, and only regular files are read.
 func (f *Fetcher) fetchFile(ctx context.Context, raw string) (*Media, error) {
-	const op = "fetch file"
 	shown := shortURL(raw)
 	fail := func(kind error, format string, args ...any) (*Media, error) {
-		return nil, &Error{Op: op, URL: shown, Kind: kind, Detail: fmt.Sprintf(format, args...)}
+		return nil, &Error{Op: fileOp, URL: shown, Kind: kind, Detail: fmt.Sprintf(format, args...)}
 	}
 	if len(f.pol.roots) == 0 {
 		return fail(ErrForbidden, "no file roots are configured")
 	}
-	u, err := url.Parse(raw)
+	clean, err := fileURLPath(raw, shown)
 	if err != nil {
-		var ue *url.Error
-		if errors.As(err, &ue) {
-			err = ue.Err
-		}
-		return nil, &Error{Op: op, URL: shown, Kind: ErrBadURL, Err: err}
+		return nil, err
 	}
-	if u.Opaque != "" {
-		return fail(ErrBadURL, "file URL without an absolute path")
-	}
-	if u.User != nil || (u.Host != "" && !strings.EqualFold(u.Host, "localhost")) {
-		return fail(ErrForbidden, "file URL names a remote host")
-	}
-	p := u.Path
-	if strings.IndexByte(p, 0) >= 0 {
-		return fail(ErrBadURL, "NUL byte in path")
-	}
-	if !filepath.IsAbs(p) {
-		return fail(ErrBadURL, "file URL without an absolute path")
-	}
-	clean := filepath.Clean(p)
 	if _, ok := f.pol.rootFor(clean, false); !ok {
 		if _, ok := f.pol.rootFor(clean, true); !ok {
 			return fail(ErrForbidden, "path is outside the allowed file roots")
 		}
 	}
 	if err := ctx.Err(); err != nil {
-		return nil, &Error{Op: op, URL: shown, Kind: ErrFetch, Err: err}
+		return nil, &Error{Op: fileOp, URL: shown, Kind: ErrFetch, Err: err}
 	}
 	real, err := filepath.EvalSymlinks(clean)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return fail(ErrFetch, "no such file")
 		}
-		return nil, &Error{Op: op, URL: shown, Kind: ErrFetch, Err: unwrapPath(err)}
+		return nil, &Error{Op: fileOp, URL: shown, Kind: ErrFetch, Err: unwrapPath(err)}
 	}
 	root, ok := f.pol.rootFor(real, true)
 	if !ok {
@@ -80,12 +61,12 @@ func (f *Fetcher) fetchFile(ctx context.Context, raw string) (*Media, error) {
 			return fail(ErrFetch, "no such file")
 		}
 		// A symlink swapped in since the check that leads out of the root.
-		return nil, &Error{Op: op, URL: shown, Kind: ErrForbidden, Detail: "cannot open inside the root", Err: unwrapPath(err)}
+		return nil, &Error{Op: fileOp, URL: shown, Kind: ErrForbidden, Detail: "cannot open inside the root", Err: unwrapPath(err)}
 	}
 	defer file.Close()
 	fi, err := file.Stat()
 	if err != nil {
-		return nil, &Error{Op: op, URL: shown, Kind: ErrFetch, Err: unwrapPath(err)}
+		return nil, &Error{Op: fileOp, URL: shown, Kind: ErrFetch, Err: unwrapPath(err)}
 	}
 	if !fi.Mode().IsRegular() {
 		return fail(ErrForbidden, "not a regular file (%s)", fi.Mode().Type())
@@ -99,9 +80,43 @@ func (f *Fetcher) fetchFile(ctx context.Context, raw string) (*Media, error) {
 		return fail(ErrTooLarge, "file is over %d bytes", limit)
 	}
 	if err != nil {
-		return nil, &Error{Op: op, URL: shown, Kind: ErrFetch, Err: unwrapPath(err)}
+		return nil, &Error{Op: fileOp, URL: shown, Kind: ErrFetch, Err: unwrapPath(err)}
 	}
 	return &Media{Bytes: b, Source: "file"}, nil
+}
+
+// fileOp is the Op of the errors of file: URLs.
+const fileOp = "fetch file"
+
+// fileURLPath is the path a file: URL names, absolute and lexically
+// cleaned, or why it names no local absolute path; shown is the URL as
+// errors show it.
+func fileURLPath(raw, shown string) (string, error) {
+	bad := func(kind error, detail string) (string, error) {
+		return "", &Error{Op: fileOp, URL: shown, Kind: kind, Detail: detail}
+	}
+	u, err := url.Parse(raw)
+	if err != nil {
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err
+		}
+		return "", &Error{Op: fileOp, URL: shown, Kind: ErrBadURL, Err: err}
+	}
+	if u.Opaque != "" {
+		return bad(ErrBadURL, "file URL without an absolute path")
+	}
+	if u.User != nil || (u.Host != "" && !strings.EqualFold(u.Host, "localhost")) {
+		return bad(ErrForbidden, "file URL names a remote host")
+	}
+	p := u.Path
+	if strings.IndexByte(p, 0) >= 0 {
+		return bad(ErrBadURL, "NUL byte in path")
+	}
+	if !filepath.IsAbs(p) {
+		return bad(ErrBadURL, "file URL without an absolute path")
+	}
+	return filepath.Clean(p), nil
 }
 
 // openInRoot opens rel below dir read-only without ever leaving dir: every

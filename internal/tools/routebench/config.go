@@ -33,6 +33,27 @@ func Short() Config {
 	return Config{Workers: 2, Conversations: 8, Turns: 3, Concurrency: 4}
 }
 
+// Shorten sets Short's sizes on c: workers, conversations, turns and
+// concurrency, each unless given(name) says it was given (the names are
+// `mmgate bench routing`'s flags).
+func (c *Config) Shorten(given func(name string) bool) {
+	sh := Short()
+	for _, f := range []struct {
+		name string
+		p    *int
+		v    int
+	}{
+		{"workers", &c.Workers, sh.Workers},
+		{"conversations", &c.Conversations, sh.Conversations},
+		{"turns", &c.Turns, sh.Turns},
+		{"concurrency", &c.Concurrency, sh.Concurrency},
+	} {
+		if !given(f.name) {
+			*f.p = f.v
+		}
+	}
+}
+
 func (c *Config) defaults() error {
 	if c.Binary == "" {
 		return errors.New("routebench: Config.Binary is required")

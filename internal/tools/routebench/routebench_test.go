@@ -79,3 +79,13 @@ func TestDefaults(t *testing.T) {
 		t.Fatal("negative turns accepted")
 	}
 }
+
+// Shorten sets the quick run's sizes except those given.
+func TestShorten(t *testing.T) {
+	c := Config{Workers: 7, Conversations: 9, Turns: 5, Concurrency: 6}
+	c.Shorten(func(name string) bool { return name == "turns" })
+	sh := Short()
+	if c.Workers != sh.Workers || c.Conversations != sh.Conversations || c.Turns != 5 || c.Concurrency != sh.Concurrency {
+		t.Errorf("shortened: %+v", c)
+	}
+}
