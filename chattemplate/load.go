@@ -1,9 +1,11 @@
 package chattemplate
 
 import (
+	"compress/gzip"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -105,7 +107,7 @@ func (s *Set) Select(hasTools bool) (*Template, error) {
 func readFile(path string) (string, bool, error) {
 	st, err := os.Stat(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return "", false, nil
+		return readGzip(path + ".gz")
 	}
 	if err != nil {
 		return "", false, fmt.Errorf("chattemplate: %w", err)
@@ -116,6 +118,32 @@ func readFile(path string) (string, bool, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return "", false, fmt.Errorf("chattemplate: %w", err)
+	}
+	return string(b), true, nil
+}
+
+// readGzip reads the gzip-compressed file path, as a folder whose
+// tokenizer.json is compressed (tokenizer.Load reads tokenizer.json.gz) may
+// have its other files compressed too; false when there is none.
+func readGzip(path string) (string, bool, error) {
+	f, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return "", false, nil
+	}
+	if err != nil {
+		return "", false, fmt.Errorf("chattemplate: %w", err)
+	}
+	defer f.Close()
+	zr, err := gzip.NewReader(f)
+	if err != nil {
+		return "", false, fmt.Errorf("chattemplate: %s: %v: %w", path, err, ErrBadTemplate)
+	}
+	b, err := io.ReadAll(io.LimitReader(zr, maxTemplateFile+1))
+	if err != nil {
+		return "", false, fmt.Errorf("chattemplate: %s: %v: %w", path, err, ErrBadTemplate)
+	}
+	if len(b) > maxTemplateFile {
+		return "", false, fmt.Errorf("chattemplate: %s is over %d bytes: %w", path, maxTemplateFile, ErrBadTemplate)
 	}
 	return string(b), true, nil
 }

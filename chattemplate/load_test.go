@@ -1,9 +1,12 @@
 package chattemplate
 
 import (
+	"bytes"
+	"compress/gzip"
 	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
 	"testing"
 )
 
@@ -86,5 +89,35 @@ func TestGlobalsAndKwargs(t *testing.T) {
 	got, err := tm.Render(Input{Kwargs: Object{{"eos_token", "<end>"}, {"add_vision_id", true}}})
 	if err != nil || got != "<s>|<end>|True" {
 		t.Errorf("got %q, %v", got, err)
+	}
+}
+
+// TestLoadCompressed: a folder whose files are gzip-compressed (as the
+// fixture folders keep tokenizer_config.json.gz beside tokenizer.json.gz)
+// gives the same template and special tokens as the plain file.
+func TestLoadCompressed(t *testing.T) {
+	b, err := os.ReadFile("testdata/qwen3_tokenizer_config.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var z bytes.Buffer
+	zw := gzip.NewWriter(&z)
+	zw.Write(b)
+	zw.Close()
+	packed := filepath.Join(t.TempDir(), "tokenizer_config.json")
+	if err := os.WriteFile(packed+".gz", z.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	want, err := readTokenizerConfig("testdata/qwen3_tokenizer_config.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := readTokenizerConfig(packed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.defaultTemplate == "" || !reflect.DeepEqual(got, want) {
+		t.Errorf("compressed config differs: template %d bytes, %d specials; want %d, %d",
+			len(got.defaultTemplate), len(got.specials), len(want.defaultTemplate), len(want.specials))
 	}
 }

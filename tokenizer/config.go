@@ -144,7 +144,12 @@ func (c *Config) StopTokenIDs(t *Tokenizer) []uint32 {
 func readJSONFile(path string, v any) error {
 	b, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil
+		// A folder whose tokenizer.json is compressed may have its
+		// configuration compressed too (Load reads tokenizer.json.gz).
+		if b, err = readMaybeGzip(path + ".gz"); errors.Is(err, fs.ErrNotExist) {
+			return nil
+		}
+		path += ".gz"
 	}
 	if err != nil {
 		return fmt.Errorf("tokenizer: config: %w", err)
