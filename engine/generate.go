@@ -129,7 +129,9 @@ func (e *Engine) attempt(ctx context.Context, w *Worker, enc *encodings) (*Strea
 	}
 	m := enc.of(p)
 	if m.err != nil {
-		return nil, fmt.Errorf("engine: generate %s for %s: %w", rid, w.URL(), m.err)
+		// A request this protocol cannot carry: the client's error, told
+		// without the worker's address.
+		return nil, fmt.Errorf("engine: %w", m.err)
 	}
 	if m.size > w.cfg.maxMsg {
 		e.m.requests.WithLabelValues(w.URL(), "too_large").Inc()
