@@ -5,13 +5,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/mmgate/mmgate/family/familytest"
+	"github.com/mmgate/mmgate/internal/testutil/fixture"
 	"github.com/mmgate/mmgate/internal/tools/render"
 	"github.com/mmgate/mmgate/tokenizer/tokenizertest"
 )
@@ -40,14 +39,8 @@ type familyPrompts struct {
 // reference: jinja2 configured as transformers does, each processor's
 // expansion, Hugging Face tokenizers without post-processor specials.
 func TestRenderFamilies(t *testing.T) {
-	b, err := os.ReadFile(filepath.Join("testdata", "family_prompts.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
 	var doc familyPrompts
-	if err := json.Unmarshal(b, &doc); err != nil {
-		t.Fatal(err)
-	}
+	fixture.FamilyPrompts(t, &doc)
 	if len(doc.Cases) != len(doc.Results) || len(doc.Cases) < 10 {
 		t.Fatalf("%d cases, %d results", len(doc.Cases), len(doc.Results))
 	}

@@ -2,18 +2,17 @@ package render
 
 import (
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"reflect"
 	"testing"
 
 	"github.com/mmgate/mmgate/family/familytest"
+	"github.com/mmgate/mmgate/internal/testutil/fixture"
 	"github.com/mmgate/mmgate/internal/testutil/procs"
 	"github.com/mmgate/mmgate/tokenizer/tokenizertest"
 )
 
-// familyGoldens is cmd/mmgate/testdata/family_prompts.json (written by
-// scripts/golden/family_prompts.py and family_prompt_ids.mjs): per case the
+// familyGoldens is the part of the family prompt references
+// (fixture.FamilyPrompts) these tests read: per case the
 // request, the input ids with each pad run stored as one pad, and the
 // images' spans as vLLM's render finds them.
 type familyGoldens struct {
@@ -36,16 +35,10 @@ type familyGoldens struct {
 // replacement found as vLLM finds it (Gemma 3's newline runs read as their
 // parts, so a span may start at a merged newline token).
 func TestFamilyRenderSpans(t *testing.T) {
-	b, err := os.ReadFile(filepath.Join(root, "cmd", "mmgate", "testdata", "family_prompts.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
 	var g familyGoldens
-	if err := json.Unmarshal(b, &g); err != nil {
-		t.Fatal(err)
-	}
-	if len(g.Cases) != len(g.Results) || len(g.Cases) < 10 {
-		t.Fatalf("%d cases, %d results", len(g.Cases), len(g.Results))
+	fixture.FamilyPrompts(t, &g)
+	if len(g.Results) != len(g.Cases) {
+		t.Fatalf("%d results for %d cases", len(g.Results), len(g.Cases))
 	}
 	for i, c := range g.Cases {
 		want := g.Results[i]
