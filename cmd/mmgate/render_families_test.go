@@ -18,12 +18,7 @@ import (
 // familyPrompts is cmd/mmgate/testdata/family_prompts.json, written by
 // scripts/golden/family_prompts.py and family_prompt_ids.mjs.
 type familyPrompts struct {
-	Cases []struct {
-		Name         string          `json:"name"`
-		Model        string          `json:"model"`
-		Preprocessor map[string]any  `json:"preprocessor"`
-		Request      json.RawMessage `json:"request"`
-	} `json:"cases"`
+	Cases   []fixture.FamilyCase `json:"cases"`
 	Results []struct {
 		Name         string               `json:"name"`
 		Prompt       string               `json:"prompt"`

@@ -1,7 +1,6 @@
 package render
 
 import (
-	"encoding/json"
 	"reflect"
 	"testing"
 
@@ -16,12 +15,7 @@ import (
 // request, the input ids with each pad run stored as one pad, and the
 // images' spans as vLLM's render finds them.
 type familyGoldens struct {
-	Cases []struct {
-		Name         string          `json:"name"`
-		Model        string          `json:"model"`
-		Preprocessor map[string]any  `json:"preprocessor"`
-		Request      json.RawMessage `json:"request"`
-	} `json:"cases"`
+	Cases   []fixture.FamilyCase `json:"cases"`
 	Results []struct {
 		IDs          []uint32          `json:"ids"`
 		Placeholders []span            `json:"placeholders"`
