@@ -88,11 +88,12 @@ func TestWireTypesAreALeaf(t *testing.T) {
 }
 
 // The programs reach families only through family/builtin and package
-// family: the gateway, the command line and the reference worker import
-// neither a family package nor a processor package (their tests may).
+// family: the gateway, the command line (its preprocess and render engines
+// included) and the reference worker import neither a family package nor a
+// processor package (their tests may).
 func TestFamiliesThroughTheRegistry(t *testing.T) {
 	all := imports(t)
-	for _, pkg := range []string{"cmd/mmgate", "internal/gateway", "internal/pipeline", "refworker"} {
+	for _, pkg := range []string{"cmd/mmgate", "internal/gateway", "internal/pipeline", "internal/preprocess", "internal/tools/render", "refworker"} {
 		if _, ok := all[pkg]; !ok {
 			t.Fatalf("go list did not list %s", pkg)
 		}
