@@ -300,18 +300,28 @@ func TestHostileGreedyClient(t *testing.T) {
 	codes := map[int]int{}
 	p := startProber(url, 100*time.Millisecond)
 	retryAfter := map[string]bool{} // code and Retry-After of the 429s
+	record := func(r answer) {
+		mu.Lock()
+		defer mu.Unlock()
+		codes[r.status]++
+		if r.status == 429 {
+			retryAfter[fmt.Sprintf("%s retry-after=%d", r.code, r.retryAfter)] = true
+		}
+	}
+	holdSlots(t, greedy, url, 2, func() {
+		// Both of its slots held: a third request is refused for
+		// concurrency, whatever the timing of the burst below.
+		r, _ := postFrom(greedy, url, textBody)
+		record(r)
+	})
+	waitFor(t, gw, func() bool { return gauge(t, url, "mmgate_http_in_flight_requests") < 1 }, "the held streams ended")
 	for range 8 {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for deadline := time.Now().Add(3 * time.Second); time.Now().Before(deadline); {
 				r, _ := postFrom(greedy, url, textBody)
-				mu.Lock()
-				codes[r.status]++
-				if r.status == 429 {
-					retryAfter[fmt.Sprintf("%s retry-after=%d", r.code, r.retryAfter)] = true
-				}
-				mu.Unlock()
+				record(r)
 			}
 		}()
 	}
@@ -387,6 +397,33 @@ type answer struct {
 }
 
 // postFrom sends body with client and reads the whole answer.
+// longTextStream is a text-only chat whose stream outlasts any test (no
+// tensors, so no shared memory is left behind when it is cut).
+const longTextStream = `{"model":"qwen3-vl","stream":true,"max_tokens":60000,"ignore_eos":true,"logprobs":true,"top_logprobs":20,` +
+	`"messages":[{"role":"user","content":"Write at length."}]}`
+
+// holdSlots opens n streaming chats from c that it does not read (each
+// holds a processing slot of c's client until its connection closes), runs
+// during, then closes them.
+func holdSlots(t *testing.T, c *http.Client, url string, n int, during func()) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	for range n {
+		req, _ := http.NewRequestWithContext(ctx, "POST", url+"/v1/chat/completions", strings.NewReader(longTextStream))
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := c.Do(req)
+		if err != nil {
+			t.Fatalf("held stream: %v", err)
+		}
+		defer resp.Body.Close()
+		if resp.StatusCode != 200 {
+			t.Fatalf("held stream: status %d", resp.StatusCode)
+		}
+	}
+	during()
+}
+
 func postFrom(c *http.Client, url, body string) (answer, error) {
 	req, _ := http.NewRequest("POST", url+"/v1/chat/completions", strings.NewReader(body))
 	req.Header.Set("Content-Type", "application/json")
