@@ -1,7 +1,6 @@
 package pipeline
 
 import (
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"slices"
@@ -73,10 +72,7 @@ func vllmFeatures(r *Rendered, hashes []string) (*openai.MultiModalFeatures, err
 func itemHashes(r *Rendered) []string {
 	out := make([]string, len(r.Media))
 	for i, m := range r.Media {
-		out[i] = m.CacheKey
-		if out[i] == "" {
-			out[i] = hex.EncodeToString(m.Hash)
-		}
+		out[i] = m.CacheKey // identify sets it with the content hash
 	}
 	return out
 }
