@@ -21,7 +21,7 @@ GOAMD64=v3 go test -count=1 ./imaging/resample/ ./vision/... ./tensor/
 go test -count=1 -tags purego ./imaging/resample/
 
 # Every fuzz target for a few seconds, from its committed seed corpus.
-./scripts/fuzz.sh "${FUZZ_SECONDS:-5}"
+./scripts/fuzz.sh "${FUZZ_SECONDS:-3}"
 
 # The Helm chart, rendered with Helm's Go packages and decoded strictly
 # (a module of its own, so Helm stays out of the product's go.mod).
