@@ -1,6 +1,7 @@
 package media
 
 import (
+	"bytes"
 	"context"
 	"encoding/binary"
 	"errors"
@@ -83,5 +84,32 @@ func FuzzEXIF(f *testing.F) {
 			t.Fatalf("orientation %d", o)
 		}
 		_ = exifRaises(b)
+	})
+}
+
+// FuzzRows streams any data Rows accepts and checks it against Decode:
+// the same rows, or both refuse it.
+func FuzzRows(f *testing.F) {
+	addCorpus(f, "jpeg_")
+	f.Fuzz(func(t *testing.T, data []byte) {
+		d, _ := New(Options{MaxPixels: 1 << 20})
+		r, err := d.Rows(data)
+		if r == nil {
+			if err != nil && !errors.Is(err, ErrCorrupt) {
+				t.Fatalf("untyped error: %v", err)
+			}
+			return
+		}
+		defer r.Close()
+		pix, rerr := readAllRows(r)
+		img, derr := d.Decode(context.Background(), data)
+		switch {
+		case (rerr == nil) != (derr == nil):
+			t.Fatalf("streaming: %v; Decode: %v", rerr, derr)
+		case rerr == nil && !bytes.Equal(pix, img.RGB.Pix):
+			t.Fatal("streamed rows differ from Decode")
+		case rerr != nil && !errors.Is(rerr, ErrCorrupt):
+			t.Fatalf("untyped error: %v", rerr)
+		}
 	})
 }

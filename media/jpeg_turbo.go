@@ -45,12 +45,12 @@ import (
 	"github.com/mmgate/mmgate/imaging"
 )
 
-// decodeJPEG decodes with libjpeg-turbo's TurboJPEG API, default flags (ISLOW
-// IDCT, fancy upsampling), as Pillow's decoder configures libjpeg. Colour
-// and grey JPEGs decode straight into the final RGB buffer (libjpeg's grey →
-// RGB replicates the sample, as Pillow's L → RGB does); CMYK and YCCK decode
-// to CMYK, which Pillow reads with rawmode "CMYK;I" (inverted) and converts
-// with cmyk2rgb.
+// decodeJPEG decodes with libjpeg-turbo's defaults (ISLOW IDCT, fancy
+// upsampling), as Pillow's decoder configures libjpeg. Colour and grey
+// JPEGs decode through libjpeg straight into the final RGB buffer
+// (libjpeg's grey → RGB replicates the sample, as Pillow's L → RGB does);
+// CMYK and YCCK decode with the TurboJPEG API to CMYK, which Pillow reads
+// with rawmode "CMYK;I" (inverted) and converts with cmyk2rgb.
 func decodeJPEG(in *info, data []byte, pixels func(n int) ([]uint8, error)) (*Image, error) {
 	pf, bpp, mode := C.int(C.TJPF_RGB), 3, "RGB"
 	switch in.jpegComps {
@@ -65,6 +65,9 @@ func decodeJPEG(in *info, data []byte, pixels func(n int) ([]uint8, error)) (*Im
 			return nil, err
 		}
 		return jpegImage(in, buf, mode), nil
+	}
+	if bpp == 3 {
+		return decodeJPEGRows(in, data, pixels, mode)
 	}
 	h := C.tjInitDecompress()
 	if h == nil {
@@ -99,6 +102,32 @@ func decodeJPEG(in *info, data []byte, pixels func(n int) ([]uint8, error)) (*Im
 		}
 		// Warnings (corrupt but decodable data) are ignored, as Pillow
 		// ignores them.
+	}
+	return jpegImage(in, buf, mode), nil
+}
+
+// decodeJPEGRows decodes a complete grey or colour JPEG through libjpeg
+// directly, as Rows streams it. TurboJPEG would give the same rows, but
+// after a warning it reports a later fatal error as a warning too, so a
+// file Pillow refuses (corrupt data, then a second frame header) would
+// decode.
+func decodeJPEGRows(in *info, data []byte, pixels func(n int) ([]uint8, error), mode string) (*Image, error) {
+	j, err := openJPEGRows(in, data)
+	if err != nil {
+		return nil, err
+	}
+	if j == nil {
+		return nil, fmt.Errorf("%s: out of memory for the decoder", FormatJPEG)
+	}
+	defer j.close()
+	// libjpeg writes every row of the destination, so it may be reused
+	// scratch memory.
+	buf, err := pixels(in.w * in.h * 3)
+	if err != nil {
+		return nil, err
+	}
+	if err := j.read(buf, in.w, in.h); err != nil {
+		return nil, err
 	}
 	return jpegImage(in, buf, mode), nil
 }

@@ -32,6 +32,9 @@ type info struct {
 	webpLossy bool
 	jpegScan  int // offset of the first scan's entropy-coded data
 	jpegComps int
+	// jpegProgressive: a progressive frame, whose decoder reads every
+	// scan before the first row comes out.
+	jpegProgressive bool
 }
 
 func corrupt(format, msg string, args ...any) error {
@@ -131,6 +134,7 @@ func probeJPEG(d []byte) (*info, error) {
 			in.h = int(binary.BigEndian.Uint16(seg[1:]))
 			in.w = int(binary.BigEndian.Uint16(seg[3:]))
 			comps = int(seg[5])
+			in.jpegProgressive = m&3 == 2 // SOF2, SOF6, SOF10, SOF14
 		case m == 0xda:
 			if comps == 0 {
 				return nil, corrupt(FormatJPEG, "scan before frame header")

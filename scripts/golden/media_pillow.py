@@ -454,6 +454,12 @@ def cases():
         if k[off] != 0xFF and k[off - 1] != 0xFF:
             k[off] ^= 0x5A
     c["jpeg_corrupt_entropy.jpg"] = bytes(k)
+    # A frame header in the middle of the scan: libjpeg warns (premature
+    # end of the data segment), pads the rows, then fails on the second SOF.
+    m = bytearray(j)
+    mid = sos + (len(m) - sos) // 2
+    m[mid : mid + 5] = b"\xff\xc0\x00\x11\x08"
+    c["jpeg_sof_in_scan.jpg"] = bytes(m)
     dpi_jpeg = save(small, "JPEG", quality=95, dpi=(72, 72))
     app0_end = 4 + struct.unpack(">H", dpi_jpeg[4:6])[0]
     bigtiff = b"Exif\x00\x00II+\x00\x08\x00\x00\x00" + b"\0" * 16
