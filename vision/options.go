@@ -18,6 +18,15 @@ type Resizer interface {
 	ResizeInto(ctx context.Context, dst, src *imaging.RGB, f resample.Filter) error
 }
 
+// RowResizer is a Resizer that also resizes an image whose rows are still
+// arriving (resample.Resizer.ResizeRows); *resample.Resizer implements it.
+// A processor streams only through a Resizer that has these methods.
+type RowResizer interface {
+	Resizer
+	Streams(srcW, srcH, dstW, dstH int, f resample.Filter) bool
+	ResizeRows(ctx context.Context, src resample.RowReader, srcW, srcH int, band *imaging.RGB, dstH int, f resample.Filter, emit func(y0, n int) error) error
+}
+
 // ProcessorOptions configure a family's processors. The zero value means the
 // defaults.
 type ProcessorOptions struct {

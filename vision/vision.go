@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/mmgate/mmgate/imaging"
+	"github.com/mmgate/mmgate/imaging/resample"
 	"github.com/mmgate/mmgate/tensor"
 )
 
@@ -105,8 +106,10 @@ func (p Plan) Shape() []int {
 // GridTHW is the grid as the int64 triple the model's *_grid_thw tensor holds.
 func (p Plan) GridTHW() [3]int64 { return [3]int64{int64(p.GridT), int64(p.GridH), int64(p.GridW)} }
 
-// Timings are the wall times of one ProcessImage call's stages.
+// Timings are the wall times of one ProcessImage or ProcessRows call's
+// stages.
 type Timings struct {
+	Read              time.Duration // ProcessRows: waiting for the source's rows
 	Resize            time.Duration // zero when the planned size equals the source size
 	NormalizePatchify time.Duration // normalize + patchify + encode into dst
 }
@@ -128,4 +131,17 @@ type Processor interface {
 	// (little-endian). img must have the plan's source size. img is not
 	// modified.
 	ProcessImage(ctx context.Context, img *imaging.RGB, plan Plan, dt tensor.DType, dst []byte) (Timings, error)
+}
+
+// RowProcessor is a Processor that can also take an image's rows as they
+// are decoded, so that the whole image is never held: only the rows the
+// resize and the patchify have in flight.
+type RowProcessor interface {
+	Processor
+	// StreamsPlan reports whether ProcessRows takes plan.
+	StreamsPlan(plan Plan) bool
+	// ProcessRows is ProcessImage for an image of the plan's source size
+	// whose rows src yields top to bottom; dst gets the same bytes. Every
+	// row of src is read.
+	ProcessRows(ctx context.Context, src resample.RowReader, plan Plan, dt tensor.DType, dst []byte) (Timings, error)
 }

@@ -1,0 +1,108 @@
+package qwenvl
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/mmgate/mmgate/imaging"
+	"github.com/mmgate/mmgate/imaging/resample"
+	"github.com/mmgate/mmgate/tensor"
+	"github.com/mmgate/mmgate/vision"
+)
+
+// This file answers: how does an image go from decoder to pixel_values
+// without being held whole? The resize streams (resample.ResizeRows) into
+// a band of one merged block row — merge·patch rows — and each full band
+// is normalized and patchified into its own contiguous part of dst while
+// the next rows are decoded. The kernels are ProcessImage's, run on a
+// layout of one block row, so the bytes are the same.
+
+var _ vision.RowProcessor = (*Processor)(nil)
+
+// StreamsPlan implements vision.RowProcessor: the resizer streams and the
+// plan's resize is one it takes.
+func (p *Processor) StreamsPlan(plan vision.Plan) bool {
+	rr, ok := p.resizer.(vision.RowResizer)
+	return ok && rr.Streams(plan.SourceWidth, plan.SourceHeight, plan.Width, plan.Height, p.filter)
+}
+
+// ProcessRows implements vision.RowProcessor.
+func (p *Processor) ProcessRows(ctx context.Context, src resample.RowReader, plan vision.Plan, dt tensor.DType, dst []byte) (vision.Timings, error) {
+	var tm vision.Timings
+	if err := p.checkRowsPlan(plan, dt, dst); err != nil {
+		return tm, fmt.Errorf("qwenvl: process rows: %w", err)
+	}
+	rr := p.resizer.(vision.RowResizer)
+	bandH := p.cfg.MergeSize * p.cfg.PatchSize
+	band := imaging.NewRGB(plan.Width, bandH)
+	l := layout{p: p.cfg.PatchSize, m: p.cfg.MergeSize, tau: p.cfg.TemporalPatchSize, gh: p.cfg.MergeSize, gw: plan.GridW}
+	blockBytes := l.blockRows() * l.cols() * dt.Size()
+	kernel := p.bandKernel(dt, l)
+	emit := func(y0, n int) error {
+		if n != bandH {
+			return fmt.Errorf("qwenvl: band of %d rows at row %d: %w", n, y0, vision.ErrBadInput)
+		}
+		t0 := time.Now()
+		bh := y0 / bandH
+		kernel(dst[bh*blockBytes:(bh+1)*blockBytes], band.Pix, band.Stride())
+		tm.NormalizePatchify += time.Since(t0)
+		return nil
+	}
+	in := &timedRows{src: src}
+	t0 := time.Now()
+	if err := rr.ResizeRows(ctx, in, plan.SourceWidth, plan.SourceHeight, band, plan.Height, p.filter, emit); err != nil {
+		return tm, fmt.Errorf("qwenvl: resize rows: %w", err)
+	}
+	tm.Read = in.took
+	if plan.Width != plan.SourceWidth || plan.Height != plan.SourceHeight {
+		tm.Resize = time.Since(t0) - in.took - tm.NormalizePatchify
+	}
+	return tm, nil
+}
+
+// bandKernel returns the normalize+patchify kernel of dtype dt for one
+// band of layout l (one merged block row).
+func (p *Processor) bandKernel(dt tensor.DType, l layout) func(dst []byte, pix []uint8, stride int) {
+	if dt == tensor.Float32 {
+		lut := p.table.Bits32()
+		return func(dst []byte, pix []uint8, stride int) { patchify32Auto(dst, pix, stride, l, lut, 0, 1) }
+	}
+	lut := p.table.Bits16(dt)
+	return func(dst []byte, pix []uint8, stride int) { patchify16Auto(dst, pix, stride, l, lut, 0, 1) }
+}
+
+// checkRowsPlan is checkPlan without an image: a plan this processor
+// makes, a float dtype and a dst of the plan's size.
+func (p *Processor) checkRowsPlan(plan vision.Plan, dt tensor.DType, dst []byte) error {
+	if !dt.IsFloat() {
+		return fmt.Errorf("dtype %v: %w", dt, vision.ErrUnsupported)
+	}
+	if n := plan.Bytes(dt); len(dst) != n {
+		return fmt.Errorf("dst is %d bytes, want %d: %w", len(dst), n, vision.ErrBadInput)
+	}
+	f := p.cfg.Factor()
+	if plan.Width <= 0 || plan.Height <= 0 || plan.Width%f != 0 || plan.Height%f != 0 {
+		return fmt.Errorf("planned size %dx%d is not a positive multiple of %d: %w", plan.Width, plan.Height, f, vision.ErrBadInput)
+	}
+	if want := p.planFor(plan.SourceWidth, plan.SourceHeight, plan.Width, plan.Height); want != plan {
+		return fmt.Errorf("plan %+v is inconsistent (want %+v): %w", plan, want, vision.ErrBadInput)
+	}
+	if !p.StreamsPlan(plan) {
+		return fmt.Errorf("plan %dx%d to %dx%d does not stream: %w", plan.SourceWidth, plan.SourceHeight, plan.Width, plan.Height, vision.ErrUnsupported)
+	}
+	return nil
+}
+
+// timedRows adds up the time spent waiting for a source's rows.
+type timedRows struct {
+	src  resample.RowReader
+	took time.Duration
+}
+
+func (t *timedRows) Read(dst []uint8, n int) error {
+	t0 := time.Now()
+	err := t.src.Read(dst, n)
+	t.took += time.Since(t0)
+	return err
+}
