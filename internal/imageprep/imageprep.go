@@ -132,9 +132,10 @@ func Destination(dt tensor.DType, alloc Allocator) (tensor.DType, Allocator, err
 // Image decodes req.Data, plans it, allocates the destination and fills it.
 // On error the returned error is an *Error naming the stage (or the context's
 // error when ctx ended while waiting for a slot). When the failure comes
-// after allocation (StageProcess), the returned Result is not nil and its
-// Data is the allocated buffer, so that the caller can release it; in every
-// other case the Result is nil.
+// after allocation (StageProcess, or StageDecode of a streamed file whose
+// rows failed to decode), the returned Result is not nil and its Data is
+// the allocated buffer, so that the caller can release it; in every other
+// case the Result is nil.
 func (p *Preprocessor) Image(ctx context.Context, req Request) (*Result, error) {
 	dt, alloc, err := Destination(req.DType, req.Alloc)
 	if err != nil {
@@ -146,6 +147,9 @@ func (p *Preprocessor) Image(ctx context.Context, req Request) (*Result, error) 
 		return nil, ctx.Err()
 	}
 	defer func() { <-p.sem }()
+	if res, ok, err := p.streamImage(ctx, req, dt, alloc); ok {
+		return res, err
+	}
 
 	t0 := time.Now()
 	dec, err := p.dec.DecodeRGB(ctx, req.Data)
@@ -166,13 +170,9 @@ func (p *Preprocessor) Image(ctx context.Context, req Request) (*Result, error) 
 		return nil, stageErr(StagePlan, err)
 	}
 	res.Plan = plan
-	n := plan.Bytes(dt)
-	buf, err := alloc(n)
+	buf, err := allocate(alloc, plan.Bytes(dt))
 	if err != nil {
-		return nil, stageErr(StageAllocate, err)
-	}
-	if len(buf) != n {
-		return nil, stageErr(StageAllocate, fmt.Errorf("%w: got %d bytes, want %d", ErrAllocation, len(buf), n))
+		return nil, err
 	}
 	res.Data = buf
 	tm, err := p.proc.ProcessImage(ctx, dec.RGB, plan, dt, buf)
@@ -182,4 +182,16 @@ func (p *Preprocessor) Image(ctx context.Context, req Request) (*Result, error) 
 	res.Timings.Resize = tm.Resize
 	res.Timings.NormalizePatchify = tm.NormalizePatchify
 	return res, nil
+}
+
+// allocate gets the n-byte destination from alloc.
+func allocate(alloc Allocator, n int) ([]byte, error) {
+	buf, err := alloc(n)
+	if err != nil {
+		return nil, stageErr(StageAllocate, err)
+	}
+	if len(buf) != n {
+		return nil, stageErr(StageAllocate, fmt.Errorf("%w: got %d bytes, want %d", ErrAllocation, len(buf), n))
+	}
+	return buf, nil
 }

@@ -10,13 +10,15 @@ import (
 )
 
 // newImageDecoder builds the Pillow-equivalent decoder, compositing
-// transparent images onto bg (nil: white).
+// transparent images onto bg (nil: white). Files that can stream are
+// decoded row by row into the resize and patchify, so that the decoded
+// image is never held whole.
 func newImageDecoder(bg *[3]uint8) (imageprep.Decoder, error) {
 	d, err := media.New(media.Options{Background: bg})
 	if err != nil {
 		return nil, err
 	}
-	return imageprep.MediaDecoder(d), nil
+	return imageprep.StreamingDecoder(d), nil
 }
 
 // image runs one image and returns its line. The tensor lives in memory
@@ -27,7 +29,7 @@ func (r *Runner) image(ctx context.Context, name string, data []byte, npyPath st
 		Data:      data,
 		Overrides: vision.Overrides{MinPixels: r.o.MinPixels, MaxPixels: r.o.MaxPixels},
 		DType:     r.o.DType,
-		Alloc:     r.mem.Alloc,
+		Alloc:     r.mem.Reuse, // every byte of an image's tensor is written
 	})
 	data = nil // the encoded file is garbage while the tensor is hashed or written
 	if res != nil && res.Data != nil {

@@ -26,12 +26,14 @@ import (
 // 8 MiB of RGB becomes a float32 tensor of 64 MiB or more.
 const releaseMinBytes = 8 << 20
 
+// releasingResizer streams as the resample.Resizer does (its ResizeRows
+// holds no image to release).
 type releasingResizer struct {
-	r *resample.Resizer
+	*resample.Resizer
 }
 
 func (rr releasingResizer) ResizeInto(ctx context.Context, dst, src *imaging.RGB, f resample.Filter) error {
-	if err := rr.r.ResizeInto(ctx, dst, src, f); err != nil {
+	if err := rr.Resizer.ResizeInto(ctx, dst, src, f); err != nil {
 		return err
 	}
 	if len(dst.Pix) >= releaseMinBytes {
@@ -42,12 +44,12 @@ func (rr releasingResizer) ResizeInto(ctx context.Context, dst, src *imaging.RGB
 }
 
 // warmHeap prepares the Go heap (tensormem.WarmHeap) for the inputs the
-// first workers decode and resize at the same time.
-func (r *Runner) warmHeap(files []string) {
+// first workers decode and resize at the same time (the first of order).
+func (r *Runner) warmHeap(files []string, order []int) {
 	ov := vision.Overrides{MinPixels: r.o.MinPixels, MaxPixels: r.o.MaxPixels}
 	warm := 0
-	for _, name := range files[:min(r.o.Workers, len(files))] {
-		warm += heapEstimate(r.images, name, ov)
+	for _, i := range order[:min(r.o.Workers, len(order))] {
+		warm += heapEstimate(r.images, files[i], ov)
 	}
 	tensormem.WarmHeap(warm)
 }
@@ -55,7 +57,7 @@ func (r *Runner) warmHeap(files []string) {
 // heapEstimate is the Go-heap memory one input needs while it is decoded and
 // resized — the decoded image, the resampler's intermediate rows and the
 // resized image — planned from the file's headers; 0 when they cannot be
-// read.
+// read and for an image that streams.
 func heapEstimate(pp *imageprep.Preprocessor, name string, o vision.Overrides) int {
 	fh, err := os.Open(name)
 	if err != nil {
@@ -63,7 +65,16 @@ func heapEstimate(pp *imageprep.Preprocessor, name string, o vision.Overrides) i
 	}
 	head := make([]byte, 1<<20)
 	n, _ := io.ReadFull(fh, head)
+	if n == len(head) {
+		// Whether a JPEG streams depends on its end (the EOI marker).
+		rest, _ := io.ReadAll(fh)
+		head = append(head, rest...)
+		n = len(head)
+	}
 	fh.Close()
+	if pp.Streams(head[:n], o) {
+		return 0 // a streamed image never holds its decoded rows
+	}
 	plan, err := pp.Plan(head[:n], o)
 	if err != nil {
 		return 0

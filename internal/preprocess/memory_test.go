@@ -6,6 +6,7 @@ import (
 
 	"github.com/mmgate/mmgate/internal/imageprep"
 	"github.com/mmgate/mmgate/internal/tensormem"
+	"github.com/mmgate/mmgate/media"
 	"github.com/mmgate/mmgate/vision"
 	"github.com/mmgate/mmgate/vision/qwenvl"
 )
@@ -25,8 +26,17 @@ func TestHeapEstimate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// 2560×1600 → 2548×1596: decoded + horizontal-pass rows + resized.
-	want := 2560*1600*3 + 2548*1600*3 + 2548*1596*3
+	// 1600×1200 → 1596×1204: decoded + horizontal-pass rows + resized.
+	want := 1600*1200*3 + 1596*1200*3 + 1596*1204*3
+	if got := heapEstimate(pp, filepath.Join(photos, "Spring.png"), vision.Overrides{}); got != want {
+		t.Errorf("Spring.png: %d, want %d", got, want)
+	}
+	// A JPEG that streams holds no decoded image; without cgo it does
+	// not stream.
+	want = 0
+	if !media.Exact() {
+		want = 2560*1600*3 + 2548*1600*3 + 2548*1596*3
+	}
 	if got := heapEstimate(pp, filepath.Join(photos, "Garden.jpg"), vision.Overrides{}); got != want {
 		t.Errorf("Garden.jpg: %d, want %d", got, want)
 	}

@@ -1,12 +1,15 @@
 package preprocess
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
+	"slices"
 	"time"
 
 	"golang.org/x/sync/errgroup"
@@ -41,6 +44,8 @@ func New(o Options) (*Runner, error) {
 		return nil, err
 	}
 	r := &Runner{o: o, images: images}
+	// A worker's next image reuses the tensor memory of its last one.
+	r.mem.Keep = o.Workers
 	r.videos, r.stop, r.videoErr = newVideos(o)
 	if r.videoErr != nil {
 		o.Log.Debug("preprocess: no video support", "error", r.videoErr.Error())
@@ -69,11 +74,13 @@ func newImages(o Options) (*imageprep.Preprocessor, error) {
 // Options returns the options the Runner runs with, the defaults applied.
 func (r *Runner) Options() Options { return r.o }
 
-// Close stops the video pipeline's threads.
+// Close stops the video pipeline's threads and unmaps the tensor memory
+// kept for reuse.
 func (r *Runner) Close() {
 	if r.stop != nil {
 		r.stop()
 	}
+	r.mem.Close()
 }
 
 // Run preprocesses files and writes their lines to out, in input order
@@ -88,7 +95,8 @@ func (r *Runner) Run(ctx context.Context, files []string, out io.Writer) error {
 		return err
 	}
 	start := time.Now()
-	r.warmHeap(files)
+	order := r.dispatchOrder(files)
+	r.warmHeap(files, order)
 	lines := make([]any, len(files))
 	done := make([]chan struct{}, len(files))
 	for i := range done {
@@ -97,7 +105,8 @@ func (r *Runner) Run(ctx context.Context, files []string, out io.Writer) error {
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(r.o.Workers)
 	go func() {
-		for i, name := range files {
+		for _, i := range order {
+			name := files[i]
 			g.Go(func() error {
 				defer close(done[i])
 				lines[i] = r.one(gctx, name, npyPaths[i])
@@ -119,6 +128,51 @@ func (r *Runner) Run(ctx context.Context, files []string, out io.Writer) error {
 	_ = g.Wait()
 	r.o.Log.Debug("preprocess done", "inputs", len(files), "wall_ms", ms(time.Since(start)))
 	return errors.Join(refused, werr)
+}
+
+// headBytes is how much of each file dispatchOrder reads: enough for the
+// headers of a photo with a large EXIF or ICC block.
+const headBytes = 256 << 10
+
+// dispatchOrder is the order inputs start in: longest first
+// (imageprep.Preprocessor.Cost; videos before images, unreadable heads
+// last, ties in input order), so that no long input starts last while
+// the other workers idle. With no more inputs than workers every input
+// starts at once, and the order is the input order.
+func (r *Runner) dispatchOrder(files []string) []int {
+	order := make([]int, len(files))
+	for i := range order {
+		order[i] = i
+	}
+	if len(files) <= r.o.Workers {
+		return order
+	}
+	ov := vision.Overrides{MinPixels: r.o.MinPixels, MaxPixels: r.o.MaxPixels}
+	cost := make([]int64, len(files))
+	head := make([]byte, headBytes)
+	for i, name := range files {
+		n := readHead(name, head)
+		switch {
+		case isVideo(head[:n], r.o.Video.AsVideo):
+			cost[i] = math.MaxInt64
+		default:
+			cost[i] = r.images.Cost(head[:n], ov)
+		}
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(cost[b], cost[a]) })
+	return order
+}
+
+// readHead reads the start of a file into head and returns its length (0
+// when the file cannot be read: its own worker reports why).
+func readHead(name string, head []byte) int {
+	f, err := os.Open(name)
+	if err != nil {
+		return 0
+	}
+	defer f.Close()
+	n, _ := io.ReadFull(f, head)
+	return n
 }
 
 // writeLine writes v as one JSON line, without HTML escaping.

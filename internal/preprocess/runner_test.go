@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -58,5 +59,41 @@ func TestRunErrors(t *testing.T) {
 	defer r.Close()
 	if err := r.Run(context.Background(), []string{img, "missing.png"}, failWriter{}); !errors.Is(err, ErrOutput) || !errors.Is(err, ErrRefused) {
 		t.Errorf("a failing writer: %v, want ErrOutput and ErrRefused", err)
+	}
+}
+
+// Inputs start longest first — videos, then images by their planned cost,
+// unreadable ones last — while their lines keep the input order; with no
+// more inputs than workers they start as given.
+func TestDispatchOrder(t *testing.T) {
+	model, err := builtin.New().Open("qwen2.5-vl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := New(Options{Model: model, Workers: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	small := filepath.Join(photos, "synth", "jpeg_420_157x123.jpg")
+	prog := filepath.Join(photos, "synth", "jpeg_420_prog_157x123.jpg")
+	big := filepath.Join(photos, "synth", "big_4000x3000.jpg")
+	clip := filepath.Join("..", "..", "media", "video", "testdata", "one_frame.mp4")
+	files := []string{"missing.png", small, prog, big, clip}
+	got := r.dispatchOrder(files)
+	want := []int{4, 3, 2, 1, 0}
+	if !slices.Equal(got, want) {
+		t.Errorf("order %v, want %v", got, want)
+	}
+	if got := r.dispatchOrder(files[:2]); !slices.Equal(got, []int{0, 1}) {
+		t.Errorf("two inputs, two workers: order %v", got)
+	}
+	var out bytes.Buffer
+	_ = r.Run(context.Background(), files[:4], &out)
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	for i, name := range files[:4] {
+		if !strings.HasPrefix(lines[i], `{"file":"`+name+`"`) {
+			t.Errorf("line %d is %.60s, want %s's", i, lines[i], name)
+		}
 	}
 }

@@ -1,0 +1,130 @@
+package imageprep
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/mmgate/mmgate/media"
+	"github.com/mmgate/mmgate/tensor"
+	"github.com/mmgate/mmgate/vision"
+	"github.com/mmgate/mmgate/vision/qwenvl"
+)
+
+func newStreamingPreprocessors(t *testing.T) map[string]*Preprocessor {
+	t.Helper()
+	d, err := media.New(media.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	preps := map[string]*Preprocessor{}
+	for _, preset := range []string{"qwen2.5-vl", "qwen3-vl"} {
+		proc, err := qwenvl.Load(preset)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := New(Options{Decoder: StreamingDecoder(d), Processor: proc})
+		if err != nil {
+			t.Fatal(err)
+		}
+		preps[preset] = p
+	}
+	return preps
+}
+
+// The streaming path gives the reference's pixel_values and refusals for
+// every golden file and override that streams, and refuses the files the
+// reference refuses.
+func TestGoldenStreaming(t *testing.T) {
+	doc := loadGolden(t)
+	preps := newStreamingPreprocessors(t)
+	ctx := context.Background()
+	streamed := 0
+	for _, gf := range doc.Files {
+		data, err := os.ReadFile(filepath.Join(corpusDir, filepath.FromSlash(gf.File)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if gf.Error != "" {
+			if _, err := preps["qwen2.5-vl"].Image(ctx, Request{Data: data}); StageOf(err) != StageDecode {
+				t.Errorf("%s: err %v, want a decode-stage error", gf.File, err)
+			}
+			continue
+		}
+		for _, gc := range gf.Cases {
+			ov := doc.RawOver[gc.Override]
+			o := vision.Overrides{MinPixels: ov["min_pixels"], MaxPixels: ov["max_pixels"]}
+			p := preps[gc.Preset]
+			if !p.Streams(data, o) {
+				continue // the whole-image path, which TestGolden covers
+			}
+			streamed++
+			res, err := p.Image(ctx, Request{Data: data, Overrides: o, DType: tensor.Float32})
+			name := gf.File + " " + gc.Preset + "/" + gc.Override
+			if gc.Error != "" {
+				if !matchesKind(err, gc.Error) {
+					t.Errorf("%s: err = %v, want kind %q", name, err, gc.Error)
+				}
+				continue
+			}
+			if err != nil {
+				t.Errorf("%s: %v", name, err)
+				continue
+			}
+			if !res.Exact {
+				continue
+			}
+			if got := hexSum(res.Data); got != gc.SHA256 {
+				t.Errorf("%s: pixel_values sha256 %s, want %s", name, got, gc.SHA256)
+			}
+		}
+	}
+	if streamed == 0 && media.Exact() {
+		t.Error("no golden case streamed")
+	}
+}
+
+// A JPEG that fails after its rows start coming out (a frame header in the
+// middle of its scan, which Pillow refuses) is refused at the decode stage
+// by both paths, with the same error, and the streamed tensor comes back
+// for the caller to release.
+func TestStreamingCorruptRows(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("..", "..", "media", "testdata", "corpus", "jpeg_sof_in_scan.jpg"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := newStreamingPreprocessors(t)["qwen2.5-vl"]
+	if !p.Streams(data, vision.Overrides{}) {
+		t.Skip("this build does not stream JPEG rows")
+	}
+	ctx := context.Background()
+	_, werr := newGoldenPreprocessor(t).Image(ctx, Request{Data: data})
+	res, err := p.Image(ctx, Request{Data: data})
+	if werr == nil || StageOf(werr) != StageDecode {
+		t.Fatalf("whole-image path: err = %v, want a decode-stage error", werr)
+	}
+	if StageOf(err) != StageDecode || err.Error() != werr.Error() {
+		t.Errorf("err = %v, want the whole-image path's %v", err, werr)
+	}
+	if !errors.Is(err, media.ErrCorrupt) {
+		t.Errorf("err = %v, want media.ErrCorrupt", err)
+	}
+	if res == nil || res.Data == nil {
+		t.Error("no Result to release the tensor of")
+	}
+}
+
+func newGoldenPreprocessor(t *testing.T) *Preprocessor {
+	t.Helper()
+	proc, err := qwenvl.Load("qwen2.5-vl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := New(Options{Decoder: newGoldenDecoder(t), Processor: proc})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
