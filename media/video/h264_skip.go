@@ -33,8 +33,7 @@ import (
 
 // h264Skip is a track the skipping decode can feed.
 type h264Skip struct {
-	nalLen    int      // bytes of each NAL unit's length prefix
-	params    [][]byte // the avcC parameter sets, SPS first
+	avcConfig
 	samples   []mp4Sample
 	order     []int  // decoding index of each presented frame
 	droppable []bool // by decoding index
@@ -49,7 +48,7 @@ func h264Skippable(data []byte) (*h264Skip, bool) {
 		return nil, false
 	}
 	s := &h264Skip{samples: st.samples, order: st.order}
-	if s.nalLen, s.params, ok = avcConfigParams(st.config); !ok {
+	if s.avcConfig, ok = avcConfigParams(st.config); !ok {
 		return nil, false
 	}
 	s.droppable = make([]bool, len(s.samples))
@@ -60,21 +59,31 @@ func h264Skippable(data []byte) (*h264Skip, bool) {
 		}
 		some = some || s.droppable[i]
 	}
-	if !some {
-		return nil, false // nothing to gain over the container path
+	if !some || !s.pocOrderAgrees(data) {
+		return nil, false // nothing to gain, or an order the package does not follow
 	}
 	return s, true
 }
 
+// avcConfig is what the skipping decode reads of an avcC record.
+type avcConfig struct {
+	nalLen int      // bytes of each NAL unit's length prefix
+	params [][]byte // the parameter sets, SPS first
+	sps    h264SPS
+	// bottomPOC lists the PPS ids with
+	// bottom_field_pic_order_in_frame_present_flag.
+	bottomPOC map[uint32]bool
+}
+
 // avcConfigParams reads an avcC record: the NAL length size and its one
 // SPS (frames only, reorder depth fixed) and its PPSs.
-func avcConfigParams(rec []byte) (nalLen int, params [][]byte, ok bool) {
+func avcConfigParams(rec []byte) (c avcConfig, ok bool) {
 	if len(rec) < 7 || rec[0] != 1 || rec[5]&0x1f != 1 {
-		return 0, nil, false
+		return c, false
 	}
-	nalLen = int(rec[4]&3) + 1
-	if nalLen == 3 {
-		return 0, nil, false
+	c.nalLen = int(rec[4]&3) + 1
+	if c.nalLen == 3 {
+		return c, false
 	}
 	b := rec[6:]
 	next := func() []byte {
@@ -91,26 +100,37 @@ func avcConfigParams(rec []byte) (nalLen int, params [][]byte, ok bool) {
 	}
 	sps := next()
 	if len(sps) < 2 || sps[0]&0x9f != 7 {
-		return 0, nil, false
+		return c, false
 	}
-	s, ok := h264ParseSPS(unescapeRBSP(sps[1:]))
-	if !ok || !s.frameOnly || !s.reorderFixed {
-		return 0, nil, false
+	if c.sps, ok = h264ParseSPS(unescapeRBSP(sps[1:])); !ok || !c.sps.frameOnly || !c.sps.reorderFixed {
+		return c, false
 	}
-	params = append(params, sps)
+	c.params = append(c.params, sps)
 	if len(b) < 1 || b[0] < 1 {
-		return 0, nil, false
+		return c, false
 	}
 	npps := int(b[0])
 	b = b[1:]
+	c.bottomPOC = map[uint32]bool{}
 	for range npps {
 		pps := next()
 		if pps == nil || pps[0]&0x9f != 8 {
-			return 0, nil, false
+			return c, false
 		}
-		params = append(params, pps)
+		// pic_parameter_set_id, seq_parameter_set_id,
+		// entropy_coding_mode_flag, bottom_field_pic_order_in_frame_present_flag
+		r := &bitReader{b: unescapeRBSP(pps[1:min(len(pps), 16)])}
+		id := r.ue()
+		r.ue()
+		r.skip(1)
+		bottom := r.flag()
+		if _, dup := c.bottomPOC[id]; r.err || dup || id > 255 {
+			return c, false
+		}
+		c.bottomPOC[id] = bottom
+		c.params = append(c.params, pps)
 	}
-	return nalLen, params, true
+	return c, true
 }
 
 // h264SampleDroppable walks the length-prefixed NAL units of one sample:

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/mmgate/mmgate/imaging"
@@ -221,4 +222,28 @@ func FuzzH264Skip(f *testing.F) {
 			t.Fatal(err)
 		}
 	})
+}
+
+// TestPOCOrder: the decoder's order computed from the slice headers agrees
+// with the composition times on every qualifying clip, and a container
+// order that differs from it is caught.
+func TestPOCOrder(t *testing.T) {
+	for _, name := range []string{"h264_moov_end.mp4", "long_800f.mp4", "vfr.mp4", "odd_yuv444.mov"} {
+		data := readClip(t, name)
+		s, ok := h264Skippable(data)
+		if !ok {
+			t.Fatalf("%s does not qualify", name)
+		}
+		if len(s.order) < 3 || slices.Equal(s.order, seq(len(s.order))) {
+			t.Fatalf("%s: no reordered frames to test with", name)
+		}
+		p := 0
+		for s.order[p] == p {
+			p++
+		}
+		s.order[p], s.order[p+1] = s.order[p+1], s.order[p]
+		if s.pocOrderAgrees(data) {
+			t.Errorf("%s: frames %d and %d swapped in the container's order still agree", name, p, p+1)
+		}
+	}
 }

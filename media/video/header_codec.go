@@ -39,7 +39,10 @@ type h264SPS struct {
 	// reorderFixed: the VUI has bitstream_restriction_flag, so FFmpeg's
 	// decoder takes its reorder depth from the SPS instead of guessing it
 	// from the pictures it sees.
-	reorderFixed bool
+	reorderFixed    bool
+	log2MaxFrameNum int // bits of frame_num
+	pocType         int // pic_order_cnt_type
+	log2MaxPOCLsb   int // bits of pic_order_cnt_lsb (type 0)
 }
 
 // h264ParseSPS parses an SPS as far as the frame cropping (ok), then the
@@ -69,10 +72,10 @@ func h264ParseSPS(rbsp []byte) (s h264SPS, ok bool) {
 		// The standard gives these the chroma fields; FFmpeg 5.1 does not.
 		return s, false
 	}
-	if r.ue() > 12 { // log2_max_frame_num_minus4
+	if s.log2MaxFrameNum = int(r.ue()) + 4; s.log2MaxFrameNum > 16 {
 		return s, false
 	}
-	if !h264SkipPOC(r) {
+	if !h264ReadPOC(r, &s) {
 		return s, false
 	}
 	if r.ue() > 16 { // max_num_ref_frames
@@ -109,11 +112,13 @@ func h264ParseSPS(rbsp []byte) (s h264SPS, ok bool) {
 	return s, true
 }
 
-// h264SkipPOC reads past the SPS's picture order count fields.
-func h264SkipPOC(r *bitReader) bool {
-	switch r.ue() { // pic_order_cnt_type
+// h264ReadPOC reads the SPS's picture order count fields.
+func h264ReadPOC(r *bitReader, s *h264SPS) bool {
+	s.pocType = int(r.ue())
+	switch s.pocType {
 	case 0:
-		return r.ue() <= 12
+		s.log2MaxPOCLsb = int(r.ue()) + 4
+		return s.log2MaxPOCLsb <= 16
 	case 1:
 		r.skip(1)
 		r.se()
