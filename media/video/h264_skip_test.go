@@ -247,3 +247,25 @@ func TestPOCOrder(t *testing.T) {
 		}
 	}
 }
+
+// TestSkipCallbackError: fn's error stops a skipping decode and comes back
+// as is, with no child left and no repeat asked for.
+func TestSkipCallbackError(t *testing.T) {
+	needFFmpeg(t)
+	v := openClip(t, newDecoder(t, Options{}), "long_800f.mp4")
+	info, err := v.Probe(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	stop := errors.New("stop")
+	_, err = v.Decode(context.Background(), info, linspace(info.Frames, 40), func(k int, _ *imaging.RGB) error {
+		if k == 3 {
+			return stop
+		}
+		return nil
+	})
+	if err != stop || v.full.Load() {
+		t.Fatalf("err = %v (full %v), want fn's error", err, v.full.Load())
+	}
+	assertNoChildren(t)
+}
