@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"sync"
 
 	"github.com/mmgate/mmgate/imaging"
 )
@@ -32,16 +33,18 @@ const (
 // fd 5), which FFmpeg opens only after the input. A Decoding belongs to one
 // goroutine; Close must be called, after Frames too.
 type Decoding struct {
-	v        *Video
-	parent   context.Context
-	cancel   context.CancelFunc
-	cmd      *exec.Cmd
-	sel      *os.File      // write end of the selection pipe; nil once handed over
-	out      io.ReadCloser // the child's stdout
-	stderr   *tailBuffer
-	progress chan int // the last frame count of the progress report, once
-	used     bool     // Frames was called
-	ended    bool     // the child was reaped
+	v         *Video
+	parent    context.Context
+	mu        sync.Mutex         // guards cancel and cancelled for Cancel, from any goroutine
+	cancel    context.CancelFunc // kills the child
+	cancelled bool               // Cancel was called
+	cmd       *exec.Cmd
+	sel       *os.File      // write end of the selection pipe; nil once handed over
+	out       io.ReadCloser // the child's stdout
+	stderr    *tailBuffer
+	progress  chan int // the last frame count of the progress report, once
+	used      bool     // Frames was called
+	ended     bool     // the child was reaped
 	// The child reads an elementary stream (h264_skip.go) from its stdin
 	// rather than the container: es says so, feed is the pipe's write end
 	// until Frames hands it to the goroutine that writes the stream, fed
@@ -132,7 +135,13 @@ func (v *Video) start(ctx context.Context, es bool) (*Decoding, error) {
 
 // Cancel kills the child; Frames then returns an error. Unlike the other
 // methods it may be called from any goroutine, any number of times.
-func (d *Decoding) Cancel() { d.cancel() }
+func (d *Decoding) Cancel() {
+	d.mu.Lock()
+	cancel := d.cancel
+	d.cancelled = true
+	d.mu.Unlock()
+	cancel()
+}
 
 // Close kills the child unless Frames already reaped it, and waits for it.
 func (d *Decoding) Close() {
@@ -266,13 +275,9 @@ func (d *Decoding) hand(info Info, distinct []int) (skipPlan, error) {
 	if d.es && info.Frames != len(d.v.skip.samples) {
 		// Planned from another count than the container's: decode from the
 		// container, whose count the decode then checks.
-		nd, err := d.v.start(d.parent, false)
-		d.Close()
-		if err != nil {
+		if err := d.restart(); err != nil {
 			return skipPlan{}, err
 		}
-		*d = *nd
-		d.used = true
 	}
 	script := filterScript(distinct, info.Frames)
 	var skip skipPlan
@@ -294,6 +299,24 @@ func (d *Decoding) hand(info Info, distinct []int) (skipPlan, error) {
 	d.sel.Close()
 	d.sel = nil
 	return skip, nil
+}
+
+// restart replaces the child with one that decodes from the container.
+func (d *Decoding) restart() error {
+	nd, err := d.v.start(d.parent, false)
+	d.Close()
+	if err != nil {
+		return err
+	}
+	d.mu.Lock()
+	d.cancel = nd.cancel
+	if d.cancelled {
+		nd.cancel()
+	}
+	d.mu.Unlock()
+	d.cmd, d.sel, d.out, d.stderr, d.progress = nd.cmd, nd.sel, nd.out, nd.stderr, nd.progress
+	d.ended, d.es, d.feed, d.fed = false, false, nil, nil
+	return nil
 }
 
 // read reads the selected frames from the child's stdout and calls fn for
