@@ -182,12 +182,20 @@ func (p *Preprocessor) Video(ctx context.Context, req Request) (*Result, error) 
 	}
 	var probeTime, decodeTime time.Duration
 	probeTime = time.Since(t0)
+	redone := false
 	for {
 		res, err := p.run(ctx, v, dec, info, req, dt, alloc)
 		dec = nil
 		if res != nil {
 			decodeTime += res.Timings.Decode
 			res.Timings.Probe, res.Timings.Decode = probeTime, decodeTime
+		}
+		// A decode that left out unsampled pictures and did not add up is
+		// repeated once, from the container.
+		if errors.Is(err, video.ErrRedo) && !redone && ctx.Err() == nil {
+			redone = true
+			release(req, res)
+			continue
 		}
 		if !speculative {
 			return res, err
@@ -214,11 +222,16 @@ func (p *Preprocessor) Video(ctx context.Context, req Request) (*Result, error) 
 		default:
 			return res, err
 		}
-		if res != nil && res.Data != nil && req.Release != nil {
-			req.Release(res.Data)
-		}
+		release(req, res)
 		speculative = false
 		info.Frames = decoded
+	}
+}
+
+// release gives a discarded result's buffer back to the caller.
+func release(req Request, res *Result) {
+	if res != nil && res.Data != nil && req.Release != nil {
+		req.Release(res.Data)
 	}
 }
 

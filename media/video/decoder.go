@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"sync/atomic"
 	"time"
 )
 
@@ -28,6 +29,12 @@ type Options struct {
 	// AllowGIF accepts GIF input (an animated GIF decoded as a video). Off by
 	// default: GIF is an image format unless the caller asks otherwise.
 	AllowGIF bool
+
+	// DecodeAll makes every decode read the container and decode every
+	// picture. By default an MP4 H.264 track that qualifies (h264_skip.go)
+	// is fed to FFmpeg without the non-reference pictures that are not
+	// sampled; both give the same frames.
+	DecodeAll bool
 
 	// FFprobeHeaders makes Header always run ffprobe. By default the
 	// headers of MP4/MOV and Matroska/WebM files are read in Go where the
@@ -103,6 +110,8 @@ type Video struct {
 	size      int64
 	head      Info // the headers as read in Go, when headOK
 	headOK    bool
+	skip      *h264Skip   // the track as the skipping decode feeds it; nil when it does not qualify
+	full      atomic.Bool // a skipping decode failed: decode from the container
 }
 
 // Open checks the input's size and container and places it where FFmpeg can
@@ -122,6 +131,9 @@ func (d *Decoder) Open(data []byte) (*Video, error) {
 	v := &Video{d: d, f: f, path: path, container: c, size: int64(len(data))}
 	if !d.o.FFprobeHeaders {
 		v.head, v.headOK = parseHeader(data, c)
+	}
+	if v.headOK && c == ContainerMP4 && v.head.Codec == "h264" && v.head.Rotation == 0 && !d.o.DecodeAll {
+		v.skip, _ = h264Skippable(data)
 	}
 	return v, nil
 }

@@ -37,17 +37,27 @@
 // duration or default frame duration, and more); its Info equals the one
 // from ffprobe's output field for field, which the tests check against
 // Debian's ffprobe on every test clip and on clips synthesized with FFmpeg.
-// Options.FFprobeHeaders turns it off. Decode
-// decodes every frame once (codecs need their references) and feeds all of
-// them to two outputs: a null output, whose frame count FFmpeg's progress
-// report gives on a pipe (fd 4), and one whose filter (a select filter read
-// from a pipe, fd 5) keeps the sampled indices, which alone are converted to
-// rgb24 on stdout. Because FFmpeg reads an output's filter only after it has
-// opened the input, the child can start before the sampling is known: Start
-// runs it while the caller probes and plans, and Decoding.Frames hands it
-// the selection (Decode is the two in one). swscale converts
-// each frame independently, so the selected frames equal the same frames of
-// a full decode; the tests check this for every clip. Decode reports
+// Options.FFprobeHeaders turns it off.
+//
+// Decode decodes every frame once (codecs need their references) and feeds
+// all of them to two outputs: a null output, whose frame count FFmpeg's
+// progress report gives on a pipe (fd 4), and one whose filter (a select
+// filter read from a pipe, fd 5) keeps the sampled indices, which alone are
+// converted to rgb24 on stdout. Because FFmpeg reads an output's filter
+// only after it has opened the input, the child can start before the
+// sampling is known: Start runs it while the caller probes and plans, and
+// Decoding.Frames hands it the selection (Decode is the two in one).
+// One exception to "every frame": an H.264 track in MP4 whose sample table
+// and edit list the package follows exactly (h264_skip.go) is written to
+// the child's stdin as an elementary stream without the unsampled pictures
+// that no other picture references; every other frame decodes the same,
+// the select indices move down by the pictures left out before them, and
+// the null output's count must equal the container's count less those.
+// A decode that does not add up reports ErrRedo, and the Video decodes
+// from the container from then on; Options.DecodeAll turns the skipping
+// off. swscale converts each frame independently, so the selected frames
+// equal the same frames of a full decode; the tests check this for every
+// clip. Decode reports
 // ErrFrameCount when the count differs from the Info it was given, so that
 // a caller may plan from the declared count, decode once, and plan again
 // only when the declared count was wrong (internal/videoprep does).

@@ -20,6 +20,11 @@ var (
 	// Info it was given says. A kind of ErrCorrupt; a caller that planned
 	// from Info.DeclaredFrames re-plans with the decoded count instead.
 	ErrFrameCount error = &childError{msg: "decoded frame count differs", parent: ErrCorrupt}
+	// ErrRedo: a decode that left out unsampled pictures (h264_skip.go) did
+	// not give the frames the container promises. The Video decodes every
+	// picture from the container from then on; the caller repeats the call
+	// (fn may have been called for some frames). A kind of ErrCorrupt.
+	ErrRedo error = &childError{msg: "decode must be repeated", parent: ErrCorrupt}
 )
 
 // childError is a sentinel that also matches its parent sentinel.

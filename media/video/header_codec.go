@@ -28,55 +28,58 @@ func avcConfigSize(rec []byte) (w, h int, ok bool) {
 // h264SPSSize parses an H.264 sequence parameter set (RBSP after the NAL
 // header) as far as the frame cropping.
 func h264SPSSize(rbsp []byte) (w, h int, ok bool) {
+	s, ok := h264ParseSPS(rbsp)
+	return s.width, s.height, ok
+}
+
+// h264SPS is what the package reads of an H.264 sequence parameter set.
+type h264SPS struct {
+	width, height int
+	frameOnly     bool // frame_mbs_only_flag: no field pictures
+	// reorderFixed: the VUI has bitstream_restriction_flag, so FFmpeg's
+	// decoder takes its reorder depth from the SPS instead of guessing it
+	// from the pictures it sees.
+	reorderFixed    bool
+	log2MaxFrameNum int // bits of frame_num
+	pocType         int // pic_order_cnt_type
+	log2MaxPOCLsb   int // bits of pic_order_cnt_lsb (type 0)
+}
+
+// h264ParseSPS parses an SPS as far as the frame cropping (ok), then the
+// VUI for reorderFixed.
+func h264ParseSPS(rbsp []byte) (s h264SPS, ok bool) {
 	r := &bitReader{b: rbsp}
 	profile := r.u(8)
 	r.skip(16) // constraint flags, reserved bits, level_idc
 	if r.ue() > 31 {
-		return 0, 0, false
+		return s, false
 	}
 	chroma := uint32(1)
 	switch {
 	case h264HighProfiles[profile]:
 		if chroma = r.ue(); chroma > 3 || (chroma == 3 && r.flag()) {
-			return 0, 0, false
+			return s, false
 		}
 		luma, cdepth := r.ue(), r.ue()
 		if luma != cdepth || luma > 6 {
-			return 0, 0, false
+			return s, false
 		}
 		r.skip(1) // qpprime_y_zero_transform_bypass_flag
 		if r.flag() && !skipScalingLists(r, chroma) {
-			return 0, 0, false
+			return s, false
 		}
 	case profile == 134 || profile == 135 || profile == 139:
 		// The standard gives these the chroma fields; FFmpeg 5.1 does not.
-		return 0, 0, false
+		return s, false
 	}
-	if r.ue() > 12 { // log2_max_frame_num_minus4
-		return 0, 0, false
+	if s.log2MaxFrameNum = int(r.ue()) + 4; s.log2MaxFrameNum > 16 {
+		return s, false
 	}
-	switch r.ue() { // pic_order_cnt_type
-	case 0:
-		if r.ue() > 12 {
-			return 0, 0, false
-		}
-	case 1:
-		r.skip(1)
-		r.se()
-		r.se()
-		n := r.ue()
-		if n >= 256 {
-			return 0, 0, false
-		}
-		for range n {
-			r.se()
-		}
-	case 2:
-	default:
-		return 0, 0, false
+	if !h264ReadPOC(r, &s) {
+		return s, false
 	}
 	if r.ue() > 16 { // max_num_ref_frames
-		return 0, 0, false
+		return s, false
 	}
 	r.skip(1) // gaps_in_frame_num_value_allowed_flag
 	mbw, mbh := int64(r.ue())+1, int64(r.ue())+1
@@ -91,7 +94,7 @@ func h264SPSSize(rbsp []byte) (w, h int, ok bool) {
 		cl, cr, ct, cb = int64(r.ue()), int64(r.ue()), int64(r.ue()), int64(r.ue())
 	}
 	if r.err || mbw*16 > maxSide || mbh*16 > maxSide {
-		return 0, 0, false
+		return s, false
 	}
 	stepX, stepY := int64(1), 2-frameOnly
 	if chroma == 1 || chroma == 2 {
@@ -102,9 +105,92 @@ func h264SPSSize(rbsp []byte) (w, h int, ok bool) {
 	}
 	w64, h64 := 16*mbw-(cl+cr)*stepX, 16*mbh-(ct+cb)*stepY
 	if w64 <= 0 || h64 <= 0 {
-		return 0, 0, false
+		return s, false
 	}
-	return int(w64), int(h64), true
+	s.width, s.height, s.frameOnly = int(w64), int(h64), frameOnly == 1
+	s.reorderFixed = r.flag() && h264VUIRestricted(r)
+	return s, true
+}
+
+// h264ReadPOC reads the SPS's picture order count fields.
+func h264ReadPOC(r *bitReader, s *h264SPS) bool {
+	s.pocType = int(r.ue())
+	switch s.pocType {
+	case 0:
+		s.log2MaxPOCLsb = int(r.ue()) + 4
+		return s.log2MaxPOCLsb <= 16
+	case 1:
+		r.skip(1)
+		r.se()
+		r.se()
+		n := r.ue()
+		if n >= 256 {
+			return false
+		}
+		for range n {
+			r.se()
+		}
+	case 2:
+	default:
+		return false
+	}
+	return true
+}
+
+// h264VUIRestricted reads vui_parameters() and reports whether it is whole
+// and sets bitstream_restriction_flag with a reorder depth FFmpeg accepts.
+func h264VUIRestricted(r *bitReader) bool {
+	if r.flag() && r.u(8) == 255 { // aspect_ratio_idc Extended_SAR
+		r.skip(32)
+	}
+	if r.flag() { // overscan_info_present_flag
+		r.skip(1)
+	}
+	if r.flag() { // video_signal_type_present_flag
+		r.skip(4)
+		if r.flag() {
+			r.skip(24)
+		}
+	}
+	if r.flag() { // chroma_loc_info_present_flag
+		r.ue()
+		r.ue()
+	}
+	if r.flag() { // timing_info_present_flag
+		r.skip(65)
+	}
+	nal := r.flag() && h264SkipHRD(r)
+	vcl := r.flag() && h264SkipHRD(r)
+	if nal || vcl {
+		r.skip(1) // low_delay_hrd_flag
+	}
+	r.skip(1) // pic_struct_present_flag
+	if !r.flag() || r.err {
+		return false
+	}
+	r.skip(1) // motion_vectors_over_pic_boundaries_flag
+	for range 4 {
+		r.ue()
+	}
+	reorder, buffering := r.ue(), r.ue()
+	return !r.err && reorder <= 16 && buffering <= 16
+}
+
+// h264SkipHRD reads past hrd_parameters(); it returns true.
+func h264SkipHRD(r *bitReader) bool {
+	n := r.ue() + 1
+	if n > 32 {
+		r.err = true
+		return true
+	}
+	r.skip(8)
+	for range n {
+		r.ue()
+		r.ue()
+		r.skip(1)
+	}
+	r.skip(20)
+	return true
 }
 
 // skipScalingLists reads past the SPS scaling lists (8 of them, 12 for
