@@ -93,18 +93,15 @@ func (p *Preprocessor) streamImage(ctx context.Context, req Request, dt tensor.D
 		return nil, true, err
 	}
 	res = &Result{Plan: plan, DType: dt, Data: buf, Format: rows.Format, Exact: rows.Exact}
-	ahead := readAhead(rows.Reader, rows.Width, rows.Height)
-	in := &readErrRows{r: ahead}
+	in := &readErrRows{r: rows.Reader}
 	tm, err := rp.ProcessRows(ctx, in, plan, dt, buf)
-	ahead.Close()
 	if in.err != nil {
 		return res, true, p.decodeError(ctx, req.Data, in.err)
 	}
 	if err != nil {
 		return res, true, stageErr(StageProcess, err)
 	}
-	// The stages overlap: decoding runs ahead in a goroutine of its own.
-	res.Timings = Timings{Decode: opened + ahead.busy, Resize: tm.Resize, NormalizePatchify: tm.NormalizePatchify}
+	res.Timings = Timings{Decode: opened + tm.Read, Resize: tm.Resize, NormalizePatchify: tm.NormalizePatchify}
 	return res, true, nil
 }
 
