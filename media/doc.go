@@ -10,9 +10,12 @@
 //
 // The format is sniffed from the leading bytes only (JPEG, PNG, GIF, BMP,
 // TIFF, WebP), never from a name or MIME type. JPEG is decoded with
-// libjpeg-turbo's TurboJPEG API and WebP with libwebp (and libwebpdemux for
-// animations) through cgo, with the settings Pillow uses (ISLOW IDCT, fancy
-// upsampling), so their pixels are the reference's. PNG, GIF, BMP and TIFF are
+// libjpeg-turbo (grey and colour through its libjpeg API, CMYK through
+// TurboJPEG) and WebP with libwebp (and libwebpdemux for animations)
+// through cgo, with the settings Pillow uses (ISLOW IDCT, fancy
+// upsampling), so their pixels are the reference's. Rows streams a JPEG's
+// rows top to bottom instead, for a caller that never holds the whole
+// image. PNG, GIF, BMP and TIFF are
 // lossless: their samples are mapped to Pillow's modes (PNG 16-bit samples keep
 // the high byte, 16-bit grey becomes min(v, 255), palette and tRNS
 // transparency as Pillow applies them) and converted with Pillow's formulas.

@@ -18,11 +18,19 @@
 // "file", in the family's order. The optional sha256 and .npy file are made
 // after the timed work and are not part of the timings.
 //
-// Memory stays close to the tensors in flight: each tensor lives in a
-// mapping of its own (package internal/tensormem) that is unmapped once
-// the tensor has been hashed or written, the Go heap is warmed with huge
-// pages for the first images, and large resized images hand the decoded
+// Memory stays close to the tensors in flight. A JPEG that can stream
+// (imageprep.StreamingDecoder) goes from decoder to tensor a band of rows
+// at a time, its rows decoded ahead in a goroutine of its own, so that
+// neither the decoded nor the resized image is ever held whole. Each
+// tensor lives in a mapping of its own (package internal/tensormem),
+// handed back once the tensor has been hashed or written and reused by
+// the worker's next image. For the images that do not stream, the Go heap
+// is warmed with huge pages and large resized images hand the decoded
 // image's pages back to the OS before their tensor is filled.
+//
+// With more inputs than workers, inputs start longest first (their cost
+// planned from the headers), so that a long input does not run alone at
+// the end; lines keep the input order.
 //
 // A Runner is safe for concurrent use, though it is meant for one run per
 // process: Run warms the Go heap and forces collections, costs a
