@@ -179,14 +179,7 @@ func TestGolden(t *testing.T) {
 				rec.take()
 				res, err := p.Image(ctx, Request{Data: data, Overrides: o, DType: tensor.Float32})
 				name := gc.Preset + "/" + gc.Override
-				if gc.Error != "" {
-					if !matchesKind(err, gc.Error) {
-						t.Errorf("%s: err = %v, want kind %q", name, err, gc.Error)
-					}
-					continue
-				}
-				if err != nil {
-					t.Errorf("%s: %v", name, err)
+				if !caseSucceeded(t, name, gc.Error, err) {
 					continue
 				}
 				resized := rec.take()
@@ -213,6 +206,25 @@ func TestGolden(t *testing.T) {
 			}
 		})
 	}
+}
+
+// caseSucceeded checks a golden case's outcome before its values: an
+// error must be of the reference's kind (wantKind), and a case the
+// reference accepts must not fail. It reports whether the case succeeded,
+// so that the caller goes on to compare its values.
+func caseSucceeded(t *testing.T, name, wantKind string, err error) bool {
+	t.Helper()
+	if wantKind != "" {
+		if !matchesKind(err, wantKind) {
+			t.Errorf("%s: err = %v, want kind %q", name, err, wantKind)
+		}
+		return false
+	}
+	if err != nil {
+		t.Errorf("%s: %v", name, err)
+		return false
+	}
+	return true
 }
 
 // matchesKind maps the reference's error kinds onto the pipeline's errors.
@@ -264,14 +276,7 @@ func TestGoldenPlanFromHeaders(t *testing.T) {
 			ov := doc.RawOver[gc.Override]
 			plan, err := preps[gc.Preset].Plan(data, vision.Overrides{MinPixels: ov["min_pixels"], MaxPixels: ov["max_pixels"]})
 			name := gf.File + " " + gc.Preset + "/" + gc.Override
-			if gc.Error != "" {
-				if !matchesKind(err, gc.Error) {
-					t.Errorf("%s: err = %v, want kind %q", name, err, gc.Error)
-				}
-				continue
-			}
-			if err != nil {
-				t.Errorf("%s: %v", name, err)
+			if !caseSucceeded(t, name, gc.Error, err) {
 				continue
 			}
 			if plan.GridTHW() != gc.GridTHW || plan.Tokens != gc.Tokens || !equalInts(plan.Shape(), gc.Shape) {

@@ -63,14 +63,7 @@ func TestGoldenStreaming(t *testing.T) {
 			streamed++
 			res, err := p.Image(ctx, Request{Data: data, Overrides: o, DType: tensor.Float32})
 			name := gf.File + " " + gc.Preset + "/" + gc.Override
-			if gc.Error != "" {
-				if !matchesKind(err, gc.Error) {
-					t.Errorf("%s: err = %v, want kind %q", name, err, gc.Error)
-				}
-				continue
-			}
-			if err != nil {
-				t.Errorf("%s: %v", name, err)
+			if !caseSucceeded(t, name, gc.Error, err) {
 				continue
 			}
 			if !res.Exact {
