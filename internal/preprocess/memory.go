@@ -10,6 +10,7 @@ import (
 	"github.com/mmgate/mmgate/imaging/resample"
 	"github.com/mmgate/mmgate/internal/imageprep"
 	"github.com/mmgate/mmgate/internal/tensormem"
+	"github.com/mmgate/mmgate/media"
 	"github.com/mmgate/mmgate/vision"
 )
 
@@ -65,8 +66,9 @@ func heapEstimate(pp *imageprep.Preprocessor, name string, o vision.Overrides) i
 	}
 	head := make([]byte, 1<<20)
 	n, _ := io.ReadFull(fh, head)
-	if n == len(head) {
-		// Whether a JPEG streams depends on its end (the EOI marker).
+	if n == len(head) && media.Sniff(head) == media.FormatJPEG {
+		// Whether a JPEG streams depends on its end (the EOI marker);
+		// other files, videos among them, are sized from their head.
 		rest, _ := io.ReadAll(fh)
 		head = append(head, rest...)
 		n = len(head)
