@@ -52,12 +52,12 @@ import (
 // CMYK and YCCK decode with the TurboJPEG API to CMYK, which Pillow reads
 // with rawmode "CMYK;I" (inverted) and converts with cmyk2rgb.
 func decodeJPEG(in *info, data []byte, pixels func(n int) ([]uint8, error)) (*Image, error) {
-	pf, bpp, mode := C.int(C.TJPF_RGB), 3, "RGB"
+	bpp, mode := 3, "RGB"
 	switch in.jpegComps {
 	case 1:
 		mode = "L"
 	case 4:
-		pf, bpp, mode = C.TJPF_CMYK, 4, "CMYK"
+		bpp, mode = 4, "CMYK"
 	}
 	if !jpegComplete(in, data) {
 		buf := make([]uint8, in.w*in.h*bpp)
@@ -66,9 +66,14 @@ func decodeJPEG(in *info, data []byte, pixels func(n int) ([]uint8, error)) (*Im
 		}
 		return jpegImage(in, buf, mode), nil
 	}
-	if bpp == 3 {
+	if mode != "CMYK" {
 		return decodeJPEGRows(in, data, pixels, mode)
 	}
+	return decodeJPEGCMYK(in, data, pixels)
+}
+
+// decodeJPEGCMYK decodes a complete CMYK or YCCK JPEG with TurboJPEG.
+func decodeJPEGCMYK(in *info, data []byte, pixels func(n int) ([]uint8, error)) (*Image, error) {
 	h := C.tjInitDecompress()
 	if h == nil {
 		return nil, fmt.Errorf("%s: tjInitDecompress failed", FormatJPEG)
@@ -89,21 +94,21 @@ func decodeJPEG(in *info, data []byte, pixels func(n int) ([]uint8, error)) (*Im
 
 	// TurboJPEG writes every pixel of the destination (corrupt data
 	// included), so the buffer may be reused scratch memory.
-	buf, err := pixels(in.w * in.h * bpp)
+	buf, err := pixels(in.w * in.h * 4)
 	if err != nil {
 		return nil, err
 	}
 	dst := (*C.uchar)(unsafe.Pointer(unsafe.SliceData(buf)))
 	var warning C.int
 	var msg [200]C.char
-	if C.mmgate_tj_decompress(h, src, size, dst, w, ht, pf, &warning, &msg[0], C.int(len(msg))) != 0 {
+	if C.mmgate_tj_decompress(h, src, size, dst, w, ht, C.TJPF_CMYK, &warning, &msg[0], C.int(len(msg))) != 0 {
 		if warning == 0 {
 			return nil, corrupt(FormatJPEG, "%s", C.GoString(&msg[0]))
 		}
 		// Warnings (corrupt but decodable data) are ignored, as Pillow
 		// ignores them.
 	}
-	return jpegImage(in, buf, mode), nil
+	return jpegImage(in, buf, "CMYK"), nil
 }
 
 // decodeJPEGRows decodes a complete grey or colour JPEG through libjpeg
