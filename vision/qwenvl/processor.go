@@ -153,6 +153,13 @@ func (p *Processor) checkPlan(img *imaging.RGB, plan vision.Plan, dt tensor.DTyp
 	if err := vision.CheckProcess(img, plan, dt, dst); err != nil {
 		return err
 	}
+	return p.checkPlanShape(plan)
+}
+
+// checkPlanShape verifies that plan is one this processor makes: a
+// planned size that is a positive multiple of the factor, and the grid,
+// tokens and shape planFor gives it.
+func (p *Processor) checkPlanShape(plan vision.Plan) error {
 	f := p.cfg.Factor()
 	if plan.Width <= 0 || plan.Height <= 0 || plan.Width%f != 0 || plan.Height%f != 0 {
 		return fmt.Errorf("planned size %dx%d is not a positive multiple of %d: %w", plan.Width, plan.Height, f, vision.ErrBadInput)

@@ -72,8 +72,8 @@ func (p *Processor) bandKernel(dt tensor.DType, l layout) func(dst []byte, pix [
 	return func(dst []byte, pix []uint8, stride int) { patchify16Auto(dst, pix, stride, l, lut, 0, 1) }
 }
 
-// checkRowsPlan is checkPlan without an image: a plan this processor
-// makes, a float dtype and a dst of the plan's size.
+// checkRowsPlan is checkPlan without an image: a float dtype, a dst of the
+// plan's size, a plan this processor makes and one it streams.
 func (p *Processor) checkRowsPlan(plan vision.Plan, dt tensor.DType, dst []byte) error {
 	if !dt.IsFloat() {
 		return fmt.Errorf("dtype %v: %w", dt, vision.ErrUnsupported)
@@ -81,12 +81,8 @@ func (p *Processor) checkRowsPlan(plan vision.Plan, dt tensor.DType, dst []byte)
 	if n := plan.Bytes(dt); len(dst) != n {
 		return fmt.Errorf("dst is %d bytes, want %d: %w", len(dst), n, vision.ErrBadInput)
 	}
-	f := p.cfg.Factor()
-	if plan.Width <= 0 || plan.Height <= 0 || plan.Width%f != 0 || plan.Height%f != 0 {
-		return fmt.Errorf("planned size %dx%d is not a positive multiple of %d: %w", plan.Width, plan.Height, f, vision.ErrBadInput)
-	}
-	if want := p.planFor(plan.SourceWidth, plan.SourceHeight, plan.Width, plan.Height); want != plan {
-		return fmt.Errorf("plan %+v is inconsistent (want %+v): %w", plan, want, vision.ErrBadInput)
+	if err := p.checkPlanShape(plan); err != nil {
+		return err
 	}
 	if !p.StreamsPlan(plan) {
 		return fmt.Errorf("plan %dx%d to %dx%d does not stream: %w", plan.SourceWidth, plan.SourceHeight, plan.Width, plan.Height, vision.ErrUnsupported)
