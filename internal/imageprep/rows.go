@@ -39,9 +39,8 @@ type RowDecoder interface {
 // Streams reports whether Image would stream data: the decoder streams it
 // and the processor takes the planned resize. It reads headers only.
 func (p *Preprocessor) Streams(data []byte, o vision.Overrides) bool {
-	rd, ok := p.dec.(RowDecoder)
-	rp, ok2 := p.proc.(vision.RowProcessor)
-	if !ok || !ok2 {
+	rd, rp, ok := p.rowPath()
+	if !ok {
 		return false
 	}
 	w, h, ok := rd.CanStream(data)
@@ -50,6 +49,14 @@ func (p *Preprocessor) Streams(data []byte, o vision.Overrides) bool {
 	}
 	plan, err := rp.PlanImage(w, h, o)
 	return err == nil && rp.StreamsPlan(plan)
+}
+
+// rowPath returns the decoder and processor as their streaming
+// interfaces, ok when both have them.
+func (p *Preprocessor) rowPath() (RowDecoder, vision.RowProcessor, bool) {
+	rd, ok := p.dec.(RowDecoder)
+	rp, ok2 := p.proc.(vision.RowProcessor)
+	return rd, rp, ok && ok2
 }
 
 // readErrRows remembers the error its reader returned.
@@ -70,9 +77,8 @@ func (e *readErrRows) Read(dst []uint8, n int) error {
 // handled is false when the caller must run the whole-image path instead.
 // It is called with a concurrency slot held.
 func (p *Preprocessor) streamImage(ctx context.Context, req Request, dt tensor.DType, alloc Allocator) (res *Result, handled bool, err error) {
-	rd, ok := p.dec.(RowDecoder)
-	rp, ok2 := p.proc.(vision.RowProcessor)
-	if !ok || !ok2 {
+	rd, rp, ok := p.rowPath()
+	if !ok {
 		return nil, false, nil
 	}
 	t0 := time.Now()
