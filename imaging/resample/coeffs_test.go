@@ -110,7 +110,7 @@ func TestTableForms(t *testing.T) {
 						lane := i % 8
 						blk := make([]int32, in)
 						for j := range int(b.nj[bi]) {
-							blk[int(b.b0[bi])+lane+j] = b.w[off+24*j+3*lane]
+							blk[int(b.b0[bi])+b.stride*lane+j] = b.w[off+24*j+3*lane]
 						}
 						if !slices.Equal(dense, blk) {
 							t.Fatalf("%v %d→%d output %d: block form %v, table %v", f, in, out, i, blk, dense)

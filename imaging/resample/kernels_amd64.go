@@ -27,6 +27,18 @@ func hpassMADD(dst *uint8, src *uint8, lo *int32, w *int16, pairs int, groups in
 //go:noescape
 func hpassBlocks(dst *uint8, src *uint8, b0 *int32, nj *int32, w *int32, blocks int)
 
+// hpassBlocks2 filters blocks of the stride-2 block form from a split
+// row; dst points at the first block's output.
+//
+//go:noescape
+func hpassBlocks2(dst *uint8, split *uint8, off0 *int32, off1 *int32, nj *int32, w *int32, blocks int)
+
+// splitRowAVX2 splits groups·16 pixels of src by parity into even and
+// odd, 24 bytes per group each.
+//
+//go:noescape
+func splitRowAVX2(even *uint8, odd *uint8, src *uint8, groups int)
+
 // vrowAVX2 computes samples [0, n) of a vertical output row, n a multiple
 // of 32, from len = taps rows.
 //
@@ -35,8 +47,9 @@ func vrowAVX2(dst *uint8, n int, rows *[]uint8, taps int, w *int32)
 
 // hpass filters one row horizontally (see hpassGo): the block kernel where
 // the table has a block form, the split-form kernel elsewhere where its
-// loads stay inside the row, then the one-pixel kernel, then Go.
-func hpass(dst, src []uint8, t *table) {
+// loads stay inside the row, then the one-pixel kernel, then Go. scratch
+// holds t.scratchLen() bytes.
+func hpass(dst, src []uint8, t *table, scratch []uint8) {
 	if !haveAsm {
 		hpassGo(dst, src, t, 0, t.nOut)
 		return
@@ -46,11 +59,31 @@ func hpass(dst, src []uint8, t *table) {
 	if b := t.blk; b != nil {
 		x0, x1 := 8*b.first, 8*b.end
 		hpassSplit(dst, src, t, 0, x0)
-		hpassBlocks(&dst[3*x0], &src[0], &b.b0[0], &b.nj[0], &b.w[0], b.end-b.first)
+		if b.stride == 2 {
+			split := scratch[:3*t.nIn]
+			splitRow(split, src, t.nIn)
+			hpassBlocks2(&dst[3*x0], &split[0], &b.off0[0], &b.off1[0], &b.nj[0], &b.w[0], b.end-b.first)
+		} else {
+			hpassBlocks(&dst[3*x0], &src[0], &b.b0[0], &b.nj[0], &b.w[0], b.end-b.first)
+		}
 		hpassSplit(dst, src, t, x1, t.nOut)
 		return
 	}
 	hpassSplit(dst, src, t, 0, t.nOut)
+}
+
+// splitRow is splitRowGo: whole groups of 16 pixels in assembly, the
+// rest in Go.
+func splitRow(dst, src []uint8, n int) {
+	dst, src = dst[:3*n], src[:3*n]
+	g := n / 16
+	if g > 0 {
+		splitRowAVX2(&dst[0], &dst[3*((n+1)/2)], &src[0], g)
+	}
+	for p := 16 * g; p < n; p++ {
+		o := splitOffset(p, n)
+		dst[o], dst[o+1], dst[o+2] = src[3*p], src[3*p+1], src[3*p+2]
+	}
 }
 
 // hpassSplit filters outputs [x0, x1) without the block form.

@@ -314,3 +314,173 @@ btap:
 bdone:
 	VZEROUPPER
 	RET
+
+// func hpassBlocks2(dst *uint8, split *uint8, off0 *int32, off1 *int32, nj *int32, w *int32, blocks int)
+// The stride-2 block form over a split row: as hpassBlocks, with taps
+// taken in pairs from two pointers (the two parities), each advancing one
+// pixel per pair; an odd J ends with a tap from the first.
+TEXT ·hpassBlocks2(SB), NOSPLIT, $0-56
+	MOVQ dst+0(FP), DI
+	MOVQ split+8(FP), SI
+	MOVQ off0+16(FP), R8
+	MOVQ off1+24(FP), R13
+	MOVQ nj+32(FP), R9
+	MOVQ w+40(FP), R10
+	MOVQ blocks+48(FP), CX
+	MOVL $0x200000, R11
+	VMOVD R11, X15
+	VPBROADCASTD X15, Y15
+	VMOVDQU permIdx<>(SB), Y14
+
+b2loop:
+	TESTQ CX, CX
+	JZ    b2done
+	MOVLQSX (R8), AX
+	ADDQ SI, AX
+	MOVLQSX (R13), BX
+	ADDQ SI, BX
+	MOVLQSX (R9), R12
+	VMOVDQA Y15, Y0
+	VMOVDQA Y15, Y1
+	VMOVDQA Y15, Y2
+
+b2pair:
+	CMPQ R12, $2
+	JLT  b2last
+	VPMOVZXBD (AX), Y3
+	VPMOVZXBD 8(AX), Y4
+	VPMOVZXBD 16(AX), Y5
+	VPMULLD (R10), Y3, Y3
+	VPMULLD 32(R10), Y4, Y4
+	VPMULLD 64(R10), Y5, Y5
+	VPADDD Y3, Y0, Y0
+	VPADDD Y4, Y1, Y1
+	VPADDD Y5, Y2, Y2
+	VPMOVZXBD (BX), Y6
+	VPMOVZXBD 8(BX), Y7
+	VPMOVZXBD 16(BX), Y8
+	VPMULLD 96(R10), Y6, Y6
+	VPMULLD 128(R10), Y7, Y7
+	VPMULLD 160(R10), Y8, Y8
+	VPADDD Y6, Y0, Y0
+	VPADDD Y7, Y1, Y1
+	VPADDD Y8, Y2, Y2
+	ADDQ $3, AX
+	ADDQ $3, BX
+	ADDQ $192, R10
+	SUBQ $2, R12
+	JMP  b2pair
+
+b2last:
+	TESTQ R12, R12
+	JZ    b2store
+	VPMOVZXBD (AX), Y3
+	VPMOVZXBD 8(AX), Y4
+	VPMOVZXBD 16(AX), Y5
+	VPMULLD (R10), Y3, Y3
+	VPMULLD 32(R10), Y4, Y4
+	VPMULLD 64(R10), Y5, Y5
+	VPADDD Y3, Y0, Y0
+	VPADDD Y4, Y1, Y1
+	VPADDD Y5, Y2, Y2
+	ADDQ $96, R10
+
+b2store:
+	VPSRAD $22, Y0, Y0
+	VPSRAD $22, Y1, Y1
+	VPSRAD $22, Y2, Y2
+	VPACKSSDW Y1, Y0, Y0
+	VPACKSSDW Y2, Y2, Y2
+	VPACKUSWB Y2, Y0, Y0
+	VPERMD Y0, Y14, Y0
+	VMOVDQU X0, (DI)
+	VEXTRACTI128 $1, Y0, X1
+	VMOVQ X1, 16(DI)
+	ADDQ $24, DI
+	ADDQ $4, R8
+	ADDQ $4, R13
+	ADDQ $4, R9
+	DECQ CX
+	JMP  b2loop
+
+b2done:
+	VZEROUPPER
+	RET
+
+// Byte shuffles of splitRowAVX2: from the three 16-byte thirds X0, X1, X2
+// of 16 pixels, the even pixels' bytes 0-15 (E0 | E1) and 16-23 (E2 | E3)
+// and the odd pixels' bytes 0-15 (O0 | O1 | O2) and 16-23 (O3); 0x80
+// writes a zero.
+DATA splitE0<>+0(SB)/8, $0x0d0c080706020100
+DATA splitE0<>+8(SB)/8, $0x808080808080800e
+GLOBL splitE0<>(SB), RODATA|NOPTR, $16
+DATA splitE1<>+0(SB)/8, $0x8080808080808080
+DATA splitE1<>+8(SB)/8, $0x0e0a090804030280
+GLOBL splitE1<>(SB), RODATA|NOPTR, $16
+DATA splitE2<>+0(SB)/8, $0x808080808080800f
+DATA splitE2<>+8(SB)/8, $0x8080808080808080
+GLOBL splitE2<>(SB), RODATA|NOPTR, $16
+DATA splitE3<>+0(SB)/8, $0x0c0b0a0605040080
+DATA splitE3<>+8(SB)/8, $0x8080808080808080
+GLOBL splitE3<>(SB), RODATA|NOPTR, $16
+DATA splitO0<>+0(SB)/8, $0x800f0b0a09050403
+DATA splitO0<>+8(SB)/8, $0x8080808080808080
+GLOBL splitO0<>(SB), RODATA|NOPTR, $16
+DATA splitO1<>+0(SB)/8, $0x0080808080808080
+DATA splitO1<>+8(SB)/8, $0x800d0c0b07060501
+GLOBL splitO1<>(SB), RODATA|NOPTR, $16
+DATA splitO2<>+0(SB)/8, $0x8080808080808080
+DATA splitO2<>+8(SB)/8, $0x0180808080808080
+GLOBL splitO2<>(SB), RODATA|NOPTR, $16
+DATA splitO3<>+0(SB)/8, $0x0f0e0d0908070302
+DATA splitO3<>+8(SB)/8, $0x8080808080808080
+GLOBL splitO3<>(SB), RODATA|NOPTR, $16
+
+// func splitRowAVX2(even *uint8, odd *uint8, src *uint8, groups int)
+// 16 pixels (48 bytes) per group: their 8 even pixels to even, their 8
+// odd pixels to odd, 24 bytes each.
+TEXT ·splitRowAVX2(SB), NOSPLIT, $0-32
+	MOVQ even+0(FP), DI
+	MOVQ odd+8(FP), DX
+	MOVQ src+16(FP), SI
+	MOVQ groups+24(FP), CX
+	VMOVDQU splitE0<>(SB), X8
+	VMOVDQU splitE1<>(SB), X9
+	VMOVDQU splitE2<>(SB), X10
+	VMOVDQU splitE3<>(SB), X11
+	VMOVDQU splitO0<>(SB), X12
+	VMOVDQU splitO1<>(SB), X13
+	VMOVDQU splitO2<>(SB), X14
+	VMOVDQU splitO3<>(SB), X15
+
+sloop:
+	TESTQ CX, CX
+	JZ    sdone
+	VMOVDQU (SI), X0
+	VMOVDQU 16(SI), X1
+	VMOVDQU 32(SI), X2
+	VPSHUFB X8, X0, X3
+	VPSHUFB X9, X1, X4
+	VPOR X4, X3, X3
+	VMOVDQU X3, (DI)
+	VPSHUFB X10, X1, X4
+	VPSHUFB X11, X2, X5
+	VPOR X5, X4, X4
+	VMOVQ X4, 16(DI)
+	VPSHUFB X12, X0, X3
+	VPSHUFB X13, X1, X4
+	VPSHUFB X14, X2, X5
+	VPOR X4, X3, X3
+	VPOR X5, X3, X3
+	VMOVDQU X3, (DX)
+	VPSHUFB X15, X2, X4
+	VMOVQ X4, 16(DX)
+	ADDQ $48, SI
+	ADDQ $24, DI
+	ADDQ $24, DX
+	DECQ CX
+	JMP  sloop
+
+sdone:
+	VZEROUPPER
+	RET

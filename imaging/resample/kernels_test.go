@@ -30,7 +30,7 @@ func TestKernelsMatchGo(t *testing.T) {
 			src[i] = uint8(rng.Uint32())
 		}
 		got, want := make([]uint8, nOut*3), make([]uint8, nOut*3)
-		hpass(got, src, tb)
+		hpass(got, src, tb, make([]uint8, tb.scratchLen()))
 		hpassGo(want, src, tb, 0, nOut)
 		if !slices.Equal(got, want) {
 			t.Fatalf("hpass %d→%d (taps %d, hSafe %d, hSafe16 %d) differs from hpassGo", nIn, nOut, tb.fixN, tb.hSafe, tb.hSafe16)

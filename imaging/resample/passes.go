@@ -70,13 +70,14 @@ func (p *pass) vertical(ctx context.Context, y0, y1 int) error {
 }
 
 func (p *pass) horizontal(ctx context.Context, y0, y1 int) error {
+	scratch := make([]uint8, p.ht.scratchLen())
 	for y := y0; y < y1; y++ {
 		if (y-y0)%checkEvery == 0 {
 			if err := ctx.Err(); err != nil {
 				return err
 			}
 		}
-		hpass(p.dst.Row(y), p.src.Row(y), p.ht)
+		hpass(p.dst.Row(y), p.src.Row(y), p.ht, scratch)
 	}
 	return nil
 }
@@ -88,6 +89,7 @@ func (p *pass) horizontalFirst(ctx context.Context, y0, y1 int) error {
 	ring := make([]uint8, ringN*stride)
 	rows := make([][]uint8, ringN)
 	acc := accScratch(vt, stride)
+	scratch := make([]uint8, ht.scratchLen())
 	next := 0 // first source row not yet in the ring
 	for y := y0; y < y1; y++ {
 		if (y-y0)%checkEvery == 0 {
@@ -98,7 +100,7 @@ func (p *pass) horizontalFirst(ctx context.Context, y0, y1 int) error {
 		lo, n, w := vt.at(y)
 		next = max(next, lo)
 		for ; next < lo+n; next++ {
-			hpass(ring[(next%ringN)*stride:][:stride:stride], src.Row(next), ht)
+			hpass(ring[(next%ringN)*stride:][:stride:stride], src.Row(next), ht, scratch)
 		}
 		for j := range n {
 			rows[j] = ring[((lo+j)%ringN)*stride:][:stride:stride]
@@ -116,6 +118,7 @@ func (p *pass) verticalFirst(ctx context.Context, y0, y1 int) error {
 	tmp := make([]uint8, src.Stride())
 	rows := make([][]uint8, vt.maxCnt)
 	acc := accScratch(vt, src.Stride())
+	scratch := make([]uint8, ht.scratchLen())
 	for y := y0; y < y1; y++ {
 		if (y-y0)%checkEvery == 0 {
 			if err := ctx.Err(); err != nil {
@@ -127,7 +130,7 @@ func (p *pass) verticalFirst(ctx context.Context, y0, y1 int) error {
 			rows[j] = src.Row(lo + j)
 		}
 		vrow(tmp, rows[:n], w, acc)
-		hpass(dst.Row(y), tmp, ht)
+		hpass(dst.Row(y), tmp, ht, scratch)
 	}
 	return nil
 }

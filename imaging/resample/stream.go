@@ -151,6 +151,7 @@ func (s *stream) resize(ctx context.Context) error {
 		rows = make([][]uint8, ringN)
 		acc = accScratch(s.vt, stride)
 	}
+	scratch := make([]uint8, s.ht.scratchLen())
 	next := 0 // first source row not yet in the ring
 	for y := range s.dstH {
 		if y%checkEvery == 0 {
@@ -164,7 +165,7 @@ func (s *stream) resize(ctx context.Context) error {
 			if err != nil {
 				return err
 			}
-			hpass(out, in, s.ht)
+			hpass(out, in, s.ht, scratch)
 		} else {
 			lo, n, w := s.vt.at(y)
 			next = max(next, lo)
@@ -175,7 +176,7 @@ func (s *stream) resize(ctx context.Context) error {
 				}
 				slot := ring[(next%ringN)*stride:][:stride:stride]
 				if s.ht != nil {
-					hpass(slot, in, s.ht)
+					hpass(slot, in, s.ht, scratch)
 				} else {
 					copy(slot, in)
 				}
