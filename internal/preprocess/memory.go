@@ -49,31 +49,41 @@ func (rr releasingResizer) ResizeInto(ctx context.Context, dst, src *imaging.RGB
 func (r *Runner) warmHeap(files []string, order []int) {
 	ov := vision.Overrides{MinPixels: r.o.MinPixels, MaxPixels: r.o.MaxPixels}
 	warm := 0
+	buf := make([]byte, headBytes+estimateTail)
 	for _, i := range order[:min(r.o.Workers, len(order))] {
-		warm += heapEstimate(r.images, files[i], ov)
+		warm += heapEstimate(r.images, files[i], ov, buf)
 	}
 	tensormem.WarmHeap(warm)
 }
 
+// estimateTail is how much of a JPEG's end heapEstimate reads beyond its
+// head.
+const estimateTail = 64 << 10
+
 // heapEstimate is the Go-heap memory one input needs while it is decoded and
 // resized — the decoded image, the resampler's intermediate rows and the
 // resized image — planned from the file's headers; 0 when they cannot be
-// read and for an image that streams.
-func heapEstimate(pp *imageprep.Preprocessor, name string, o vision.Overrides) int {
+// read and for an image that streams. It reads the file's first headBytes
+// into buf, which holds headBytes+estimateTail.
+func heapEstimate(pp *imageprep.Preprocessor, name string, o vision.Overrides, buf []byte) int {
 	fh, err := os.Open(name)
 	if err != nil {
 		return 0
 	}
-	head := make([]byte, 1<<20)
+	defer fh.Close()
+	head := buf[:headBytes]
 	n, _ := io.ReadFull(fh, head)
 	if n == len(head) && media.Sniff(head) == media.FormatJPEG {
-		// Whether a JPEG streams depends on its end (the EOI marker);
-		// other files, videos among them, are sized from their head.
-		rest, _ := io.ReadAll(fh)
-		head = append(head, rest...)
-		n = len(head)
+		// Whether a JPEG streams depends on its end (the EOI marker): the
+		// file's last bytes stand in for all that follows its head. Other
+		// files, videos among them, are sized from their head.
+		if st, err := fh.Stat(); err == nil && st.Size() > int64(n) {
+			tail := head[n : n+int(min(st.Size()-int64(n), estimateTail))]
+			if _, err := fh.ReadAt(tail, st.Size()-int64(len(tail))); err == nil {
+				n += len(tail)
+			}
+		}
 	}
-	fh.Close()
 	if pp.Streams(head[:n], o) {
 		return 0 // a streamed image never holds its decoded rows
 	}
