@@ -15,7 +15,8 @@
 #   - gateway images/s ÷ Python images/s              (target ≥ 8)
 #   - text probe p99 ÷ image median latency            (target ≤ 0.10)
 #   - errors (wrk's and failed probes)                 (required 0)
-# Timing conclusions need a quiet machine.
+# and the host's steal share of CPU time from the load to the end
+# (scripts/bench/steal.sh). Timing conclusions need a quiet machine.
 #
 #   scripts/bench_gateway_wrk.sh
 #   QUICK=1 scripts/bench_gateway_wrk.sh          (16 images, 5 s: a smoke run)
@@ -49,6 +50,8 @@ for k in 0 1; do
 		--data-binary "@$(printf '%s/bodies/body%04d.json' "$work" $((k % count)))" "$url/v1/chat/completions"
 done
 
+. scripts/bench/steal.sh
+steal_begin
 echo "load: wrk -t2 -c8 for $DURATION against $url, text probe every $PROBE_INTERVAL…" >&2
 timeout 300 "$PY" scripts/bench/gateway_wrk.py load --mmgate "$work/mmgate" --url "$url" \
 	--bodies "$work/bodies" --count "$count" --duration "$DURATION" --probe-interval "$PROBE_INTERVAL" \
@@ -58,6 +61,9 @@ bench_stop_gateway
 echo "Python reference on the same images…" >&2
 timeout "$pylimit" "$PY" scripts/bench/gateway_reference.py "$work/images" >"$out/reference.json"
 
+rc=0
 "$PY" scripts/bench/gateway_wrk.py summary "$out/load.json" "$out/reference.json" --commit "$commit" \
-	--out "$out/summary.json"
+	--out "$out/summary.json" || rc=$?
+steal_report
 if [ -n "${OUT:-}" ]; then echo "reports in $out" >&2; fi
+exit "$rc"

@@ -8,8 +8,9 @@
 # after another; and the peak memory (VmHWM) of one `mmgate preprocess` on
 # one photo against its float32 tensor. How each side is timed is written in
 # scripts/bench/preprocess_bench.py. Prints JSON, then the ratios and the
-# commit. Needs hyperfine and libjpeg-turbo-progs. Timing conclusions need a
-# quiet machine.
+# commit, then the host's steal share of CPU time (scripts/bench/steal.sh).
+# Needs hyperfine and libjpeg-turbo-progs. Timing conclusions need a quiet
+# machine.
 #
 #   scripts/bench_preprocess.sh [REPEAT]      (default 10; QUICK=1: 3 runs, no warm-up)
 set -euo pipefail
@@ -21,8 +22,11 @@ work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 go build -o "$work/mmgate" ./cmd/mmgate
 scripts/bench/make_bench_photos.sh "$work/photos"
+. scripts/bench/steal.sh
+steal_begin
 commit="$(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
 if [ -n "$(git status --porcelain --untracked-files=no 2>/dev/null)" ]; then commit="$commit+dirty"; fi
 /usr/bin/python3 scripts/bench/preprocess_bench.py --mmgate "$work/mmgate" --model qwen2.5-vl \
 	--cap 1003520 --repeat "$repeat" --warmup "$warmup" --commit "$commit" \
 	"$work/photos/444_baseline.jpg" "$work/photos/420_baseline.jpg" "$work/photos/422_progressive.jpg"
+steal_report

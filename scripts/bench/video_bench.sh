@@ -6,7 +6,8 @@
 # stream, Pillow/NumPy on the sampled frames), whole command and in-process,
 # with the pixel_values hashes compared first. How each side is timed is
 # written in scripts/bench/video_bench.py. Needs Debian's ffmpeg and
-# hyperfine. Timing conclusions need a quiet machine.
+# hyperfine. Timing conclusions need a quiet machine; the last line is the
+# host's steal share of CPU time during the run (scripts/bench/steal.sh).
 #
 #   scripts/bench/video_bench.sh [REPEAT]      (default 5; QUICK=1: 2 runs, no warm-up)
 #   MODELS="qwen3-vl qwen2.5-vl" scripts/bench/video_bench.sh
@@ -24,5 +25,8 @@ commit="$(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
 if [ -n "$(git status --porcelain --untracked-files=no 2>/dev/null)" ]; then commit="$commit+dirty"; fi
 models=()
 for m in ${MODELS:-qwen3-vl}; do models+=(--model "$m"); done
-exec /usr/bin/python3 scripts/bench/video_bench.py --mmgate "$tmp/mmgate" --video "$tmp/clip720.mp4" \
+. scripts/bench/steal.sh
+steal_begin
+/usr/bin/python3 scripts/bench/video_bench.py --mmgate "$tmp/mmgate" --video "$tmp/clip720.mp4" \
 	--repeat "$repeat" --warmup "$warmup" --commit "$commit" "${models[@]}"
+steal_report

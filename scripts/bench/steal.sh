@@ -1,0 +1,15 @@
+# Sourced by the benchmark scripts. A virtual machine's figures hold only
+# while the host gives it its cores: steal_begin notes the CPU time
+# counters of /proc/stat, steal_report prints the share of CPU time since
+# then that the host gave to others (the steal column) — about 0 on a
+# quiet machine.
+steal_begin() {
+	_steal0="$(awk '/^cpu /{print $2+$3+$4+$5+$6+$7+$8+$9, $9}' /proc/stat 2>/dev/null || true)"
+}
+
+steal_report() {
+	[ -n "${_steal0:-}" ] || return 0
+	local now
+	now="$(awk '/^cpu /{print $2+$3+$4+$5+$6+$7+$8+$9, $9}' /proc/stat)"
+	echo "$_steal0 $now" | awk '$3 > $1 {printf "steal: %.1f%% of CPU time during the run (about 0 on a quiet machine)\n", ($4-$2)*100/($3-$1)}'
+}
