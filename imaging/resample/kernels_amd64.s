@@ -253,6 +253,35 @@ mdone:
 	VZEROUPPER
 	RET
 
+// BLOCKTAP adds one tap of a block to the accumulators Y0-Y2: the 24
+// source bytes at p, zero extended, times the lane weights at w0, w1, w2
+// (8 each).
+#define BLOCKTAP(p, w0, w1, w2) \
+	VPMOVZXBD (p), Y3 \
+	VPMOVZXBD 8(p), Y4 \
+	VPMOVZXBD 16(p), Y5 \
+	VPMULLD w0, Y3, Y3 \
+	VPMULLD w1, Y4, Y4 \
+	VPMULLD w2, Y5, Y5 \
+	VPADDD Y3, Y0, Y0 \
+	VPADDD Y4, Y1, Y1 \
+	VPADDD Y5, Y2, Y2
+
+// BLOCKSTORE shifts the accumulators Y0-Y2 down by 22 bits, packs them
+// with saturation (which clamps to 0..255 exactly) and writes the 24 bytes
+// to DI.
+#define BLOCKSTORE \
+	VPSRAD $22, Y0, Y0 \
+	VPSRAD $22, Y1, Y1 \
+	VPSRAD $22, Y2, Y2 \
+	VPACKSSDW Y1, Y0, Y0 \
+	VPACKSSDW Y2, Y2, Y2 \
+	VPACKUSWB Y2, Y0, Y0 \
+	VPERMD Y0, Y14, Y0 \
+	VMOVDQU X0, (DI) \
+	VEXTRACTI128 $1, Y0, X1 \
+	VMOVQ X1, 16(DI)
+
 // func hpassBlocks(dst *uint8, src *uint8, b0 *int32, nj *int32, w *int32, blocks int)
 // Eight output pixels (24 samples) per block: each tap multiplies 24
 // contiguous source bytes by 24 per-lane weights; the accumulators map to
@@ -281,30 +310,13 @@ bloop:
 	VMOVDQA Y15, Y2
 
 btap:
-	VPMOVZXBD (AX), Y3
-	VPMOVZXBD 8(AX), Y4
-	VPMOVZXBD 16(AX), Y5
-	VPMULLD (R10), Y3, Y3
-	VPMULLD 32(R10), Y4, Y4
-	VPMULLD 64(R10), Y5, Y5
-	VPADDD Y3, Y0, Y0
-	VPADDD Y4, Y1, Y1
-	VPADDD Y5, Y2, Y2
+	BLOCKTAP(AX, (R10), 32(R10), 64(R10))
 	ADDQ $3, AX
 	ADDQ $96, R10
 	DECQ R12
 	JNZ  btap
 
-	VPSRAD $22, Y0, Y0
-	VPSRAD $22, Y1, Y1
-	VPSRAD $22, Y2, Y2
-	VPACKSSDW Y1, Y0, Y0
-	VPACKSSDW Y2, Y2, Y2
-	VPACKUSWB Y2, Y0, Y0
-	VPERMD Y0, Y14, Y0
-	VMOVDQU X0, (DI)
-	VEXTRACTI128 $1, Y0, X1
-	VMOVQ X1, 16(DI)
+	BLOCKSTORE
 	ADDQ $24, DI
 	ADDQ $4, R8
 	ADDQ $4, R9
@@ -347,24 +359,8 @@ b2loop:
 b2pair:
 	CMPQ R12, $2
 	JLT  b2last
-	VPMOVZXBD (AX), Y3
-	VPMOVZXBD 8(AX), Y4
-	VPMOVZXBD 16(AX), Y5
-	VPMULLD (R10), Y3, Y3
-	VPMULLD 32(R10), Y4, Y4
-	VPMULLD 64(R10), Y5, Y5
-	VPADDD Y3, Y0, Y0
-	VPADDD Y4, Y1, Y1
-	VPADDD Y5, Y2, Y2
-	VPMOVZXBD (BX), Y6
-	VPMOVZXBD 8(BX), Y7
-	VPMOVZXBD 16(BX), Y8
-	VPMULLD 96(R10), Y6, Y6
-	VPMULLD 128(R10), Y7, Y7
-	VPMULLD 160(R10), Y8, Y8
-	VPADDD Y6, Y0, Y0
-	VPADDD Y7, Y1, Y1
-	VPADDD Y8, Y2, Y2
+	BLOCKTAP(AX, (R10), 32(R10), 64(R10))
+	BLOCKTAP(BX, 96(R10), 128(R10), 160(R10))
 	ADDQ $3, AX
 	ADDQ $3, BX
 	ADDQ $192, R10
@@ -374,28 +370,11 @@ b2pair:
 b2last:
 	TESTQ R12, R12
 	JZ    b2store
-	VPMOVZXBD (AX), Y3
-	VPMOVZXBD 8(AX), Y4
-	VPMOVZXBD 16(AX), Y5
-	VPMULLD (R10), Y3, Y3
-	VPMULLD 32(R10), Y4, Y4
-	VPMULLD 64(R10), Y5, Y5
-	VPADDD Y3, Y0, Y0
-	VPADDD Y4, Y1, Y1
-	VPADDD Y5, Y2, Y2
+	BLOCKTAP(AX, (R10), 32(R10), 64(R10))
 	ADDQ $96, R10
 
 b2store:
-	VPSRAD $22, Y0, Y0
-	VPSRAD $22, Y1, Y1
-	VPSRAD $22, Y2, Y2
-	VPACKSSDW Y1, Y0, Y0
-	VPACKSSDW Y2, Y2, Y2
-	VPACKUSWB Y2, Y0, Y0
-	VPERMD Y0, Y14, Y0
-	VMOVDQU X0, (DI)
-	VEXTRACTI128 $1, Y0, X1
-	VMOVQ X1, 16(DI)
+	BLOCKSTORE
 	ADDQ $24, DI
 	ADDQ $4, R8
 	ADDQ $4, R13
