@@ -30,18 +30,17 @@ type blockForm struct {
 // stride-2 form's J grows by 7 per unit of scale above 2, and splitting a
 // row costs about one block tap per 8 source pixels.
 func (t *table) buildBlocks() {
+	// The strides may cover different runs of blocks, so each is judged
+	// by what it saves against the split form on its own run.
 	var best *blockForm
-	bestCost := 0
+	bestSaving := 0
 	for _, stride := range []int{1, 2} {
 		f, cost, alt := t.blocks(stride)
 		if stride == 2 {
 			cost += t.nIn
 		}
-		if f == nil || cost >= alt {
-			continue
-		}
-		if best == nil || cost < bestCost {
-			best, bestCost = f, cost
+		if f != nil && alt-cost > bestSaving {
+			best, bestSaving = f, alt-cost
 		}
 	}
 	if best != nil {
