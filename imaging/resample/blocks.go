@@ -138,12 +138,12 @@ func (t *table) scratchLen() int {
 	return 0
 }
 
-// splitRowGo writes the n pixels of src to dst split by parity: the even
-// pixels, then the odd ones (see splitOffset).
-func splitRowGo(dst, src []uint8, n int) {
+// splitRowGo writes pixels [from, n) of the n-pixel row src to dst split
+// by parity: the even pixels, then the odd ones (see splitOffset).
+func splitRowGo(dst, src []uint8, n, from int) {
 	dst = dst[:3*n]
 	src = src[:3*n]
-	for p := range n {
+	for p := from; p < n; p++ {
 		o := splitOffset(p, n)
 		dst[o], dst[o+1], dst[o+2] = src[3*p], src[3*p+1], src[3*p+2]
 	}

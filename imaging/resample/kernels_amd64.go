@@ -80,10 +80,7 @@ func splitRow(dst, src []uint8, n int) {
 	if g > 0 {
 		splitRowAVX2(&dst[0], &dst[3*((n+1)/2)], &src[0], g)
 	}
-	for p := 16 * g; p < n; p++ {
-		o := splitOffset(p, n)
-		dst[o], dst[o+1], dst[o+2] = src[3*p], src[3*p+1], src[3*p+2]
-	}
+	splitRowGo(dst, src, n, 16*g)
 }
 
 // hpassSplit filters outputs [x0, x1) without the block form.

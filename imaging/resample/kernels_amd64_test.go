@@ -47,7 +47,7 @@ func TestAsmHorizontalKernels(t *testing.T) {
 			x0, x1 := 8*b.first, 8*b.end
 			if b.stride == 2 {
 				split := make([]uint8, tb.scratchLen())
-				splitRowGo(split, src, nIn)
+				splitRowGo(split, src, nIn, 0)
 				hpassBlocks2(&got[3*x0], &split[0], &b.off0[0], &b.off1[0], &b.nj[0], &b.w[0], b.end-b.first)
 			} else {
 				hpassBlocks(&got[3*x0], &src[0], &b.b0[0], &b.nj[0], &b.w[0], b.end-b.first)
@@ -77,7 +77,7 @@ func TestSplitRow(t *testing.T) {
 			src[i] = uint8(rng.Uint32())
 		}
 		want := make([]uint8, 3*n)
-		splitRowGo(want, src, n)
+		splitRowGo(want, src, n, 0)
 		for p := range n {
 			if o := splitOffset(p, n); !slices.Equal(want[o:o+3], src[3*p:3*p+3]) {
 				t.Fatalf("splitRowGo n=%d: pixel %d not at %d", n, p, o)
