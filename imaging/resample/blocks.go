@@ -14,19 +14,27 @@ package resample
 // copy of the row (splitRow: the even pixels, then the odd ones), in
 // which the pixels b0+j, b0+j+2, …, b0+j+14 are again 24 contiguous
 // bytes, at off[j%2] + 3·(j/2).
+//
+// The kernels take taps in pairs (j, j+1), multiplying int16 pixel pairs
+// by int16 weight pairs (VPMADDWD), so a weight w is stored split as in
+// the table's split form: w >> 12 and w & 4095. Pair p of a block holds
+// 24 lane words of high halves, then 24 of low halves; lane word l carries
+// tap 2p in its low 16 bits and tap 2p+1 in its high 16 bits (0 past J).
 type blockForm struct {
 	first, end int     // blocks [first, end) use this form
 	stride     int     // 1 or 2
 	b0, nj     []int32 // per block from first: first source pixel, taps J
 	off0, off1 []int32 // stride 2, per block: split-row byte offsets of taps 0 and 1
-	w          []int32 // per block, per tap: 24 lane weights
+	w          []int32 // per block, per tap pair: 24 high, then 24 low lane words
 }
 
 // buildBlocks fills t.blk when a block kernel is estimated to be cheaper
-// than the split form, with the cheaper stride. Measured on amd64 (AVX2),
-// eight outputs cost about 0.8 ns per block tap against 3.6 ns per split
-// group plus 4 ns; so the stride-1 form wins near scale 1 and loses on
-// strong downscales, whose J grows by 7 per unit of scale above 1. The
+// than the split form, with the cheaper stride. The estimate prices a
+// split group (four taps of eight outputs) at 4.5 block taps plus 5 per
+// eight outputs, the low end of what AVX2 machines show (an Intel one
+// about 4.5, an AMD Zen one about 7); so the stride-1 form wins near
+// scale 1 and loses on strong downscales, whose J grows by 7 per unit of
+// scale above 1. The
 // stride-2 form's J grows by 7 per unit of scale above 2, and splitting a
 // row costs about one block tap per 8 source pixels.
 func (t *table) buildBlocks() {
@@ -92,9 +100,9 @@ func (t *table) blocks(stride int) (f *blockForm, cost, alt int) {
 func (f *blockForm) weights(t *table) {
 	total := 0
 	for _, j := range f.nj {
-		total += int(j)
+		total += (int(j) + 1) / 2
 	}
-	f.w = make([]int32, total*24)
+	f.w = make([]int32, total*48)
 	if f.stride == 2 {
 		f.off0 = make([]int32, len(f.b0))
 		f.off1 = make([]int32, len(f.b0))
@@ -108,16 +116,32 @@ func (f *blockForm) weights(t *table) {
 		x := 8 * (f.first + i)
 		b0 := int(f.b0[i])
 		for j := range int(f.nj[i]) {
+			half := 16 * uint(j%2)
 			for k := range 8 {
 				m := b0 + f.stride*k + j - int(t.fixLo[x+k])
 				if m >= 0 && m < t.fixN {
 					w := t.fixW[(x+k)*t.fixN+m]
-					f.w[at+3*k], f.w[at+3*k+1], f.w[at+3*k+2] = w, w, w
+					hi, lo := uint32(uint16(w>>12))<<half, uint32(w&4095)<<half
+					for c := range 3 {
+						f.w[at+3*k+c] |= int32(hi)
+						f.w[at+24+3*k+c] |= int32(lo)
+					}
 				}
 			}
-			at += 24
+			if j%2 == 1 || j == int(f.nj[i])-1 {
+				at += 48
+			}
 		}
 	}
+}
+
+// blockWeight is the weight of tap j in lane l of the block whose pairs
+// start at w.
+func blockWeight(w []int32, j, l int) int32 {
+	half := 16 * uint(j%2)
+	hi := int16(uint32(w[48*(j/2)+l]) >> half)
+	lo := uint16(uint32(w[48*(j/2)+24+l]) >> half)
+	return int32(hi)<<12 + int32(lo&4095)
 }
 
 // splitOffset is the byte offset of source pixel p in the split copy of

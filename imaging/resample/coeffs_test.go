@@ -105,12 +105,12 @@ func TestTableForms(t *testing.T) {
 						b := tb.blk
 						off := 0
 						for _, j := range b.nj[:bi] {
-							off += int(j) * 24
+							off += (int(j) + 1) / 2 * 48
 						}
 						lane := i % 8
 						blk := make([]int32, in)
 						for j := range int(b.nj[bi]) {
-							blk[int(b.b0[bi])+b.stride*lane+j] = b.w[off+24*j+3*lane]
+							blk[int(b.b0[bi])+b.stride*lane+j] = blockWeight(b.w[off:], j, 3*lane)
 						}
 						if !slices.Equal(dense, blk) {
 							t.Fatalf("%v %d→%d output %d: block form %v, table %v", f, in, out, i, blk, dense)

@@ -53,8 +53,10 @@
 // samples at a time; the horizontal pass 8 output pixels at a time where
 // their source windows can be laid over 24 contiguous bytes (near scale 1,
 // and near scale 2 over a copy of the row split into its even and odd
-// pixels), else 2 pixels at a time with the weights split into int16
-// halves (VPMADDWD), else 1 pixel at a time. All use Pillow's 32-bit
+// pixels), else 2 pixels at a time, else 1 pixel at a time. All but the
+// last multiply int16 pixel pairs by the weights split into int16 halves
+// (VPMADDWD, two taps per multiply), which costs fewer and cheaper
+// instructions than 32-bit multiplies. All use Pillow's 32-bit
 // wrapping sums, so they are exact; the build tag purego (and every other
 // architecture) selects the portable Go loops, and the tests check each
 // kernel against them. A call allocates only its per-band row ring (a few

@@ -14,53 +14,111 @@ DATA permIdx<>+28(SB)/4, $7
 GLOBL permIdx<>(SB), RODATA|NOPTR, $32
 
 // func vrowAVX2(dst *uint8, n int, rows *[]uint8, taps int, w *int32)
-// 32 samples per iteration in four 8-lane int32 accumulators started at
-// 1<<21; each tap adds zero-extended samples times the broadcast weight.
-// Then an arithmetic shift by 22 and two saturating packs, which clamp to
-// 0..255 exactly.
+// 32 samples per iteration, taps taken in pairs of rows (an odd last tap
+// pairs its row with itself at weight 0). The two rows' bytes are
+// interleaved into int16 pairs and multiplied-added (VPMADDWD) with the
+// pair's weights split as in hpassMADD, high (w >> 12) and low (w & 4095)
+// halves summed apart; then sum = (hi << 12) + lo + 1<<21, which equals
+// the int32 sum modulo 2^32, an arithmetic shift by 22 and two saturating
+// packs, which clamp to 0..255 exactly. The in-lane unpacks put samples
+// 0-3|16-19, 4-7|20-23, 8-11|24-27 and 12-15|28-31 in the four
+// accumulators, an order the in-lane packs undo.
 TEXT ·vrowAVX2(SB), NOSPLIT, $0-40
 	MOVQ dst+0(FP), DI
 	MOVQ n+8(FP), CX
 	MOVQ rows+16(FP), SI
 	MOVQ taps+24(FP), DX
 	MOVQ w+32(FP), R8
-	MOVL $0x200000, R9
-	VMOVD R9, X15
-	VPBROADCASTD X15, Y15
-	VMOVDQU permIdx<>(SB), Y14
+	VPXOR Y14, Y14, Y14
 	XORQ AX, AX
 
 vloop:
 	CMPQ AX, CX
 	JGE  vdone
-	VMOVDQA Y15, Y0
-	VMOVDQA Y15, Y1
-	VMOVDQA Y15, Y2
-	VMOVDQA Y15, Y3
+	MOVL $0x200000, R9
+	VMOVD R9, X0
+	VPBROADCASTD X0, Y0
+	VMOVDQA Y0, Y1
+	VMOVDQA Y0, Y2
+	VMOVDQA Y0, Y3
+	VPXOR Y4, Y4, Y4
+	VPXOR Y5, Y5, Y5
+	VPXOR Y6, Y6, Y6
+	VPXOR Y7, Y7, Y7
 	MOVQ SI, R10
 	MOVQ R8, R11
 	MOVQ DX, R12
 
-vtap:
+vpair:
+	TESTQ R12, R12
+	JZ    vstore
 	MOVQ (R10), R13
-	VPBROADCASTD (R11), Y4
-	VPMOVZXBD (R13)(AX*1), Y5
-	VPMOVZXBD 8(R13)(AX*1), Y6
-	VPMOVZXBD 16(R13)(AX*1), Y7
-	VPMOVZXBD 24(R13)(AX*1), Y8
-	VPMULLD Y4, Y5, Y5
-	VPMULLD Y4, Y6, Y6
-	VPMULLD Y4, Y7, Y7
-	VPMULLD Y4, Y8, Y8
-	VPADDD Y5, Y0, Y0
-	VPADDD Y6, Y1, Y1
-	VPADDD Y7, Y2, Y2
-	VPADDD Y8, Y3, Y3
-	ADDQ $24, R10
-	ADDQ $4, R11
-	DECQ R12
-	JNZ  vtap
+	MOVL (R11), BX
+	CMPQ R12, $1
+	JEQ  vone
+	MOVQ 24(R10), R14
+	MOVL 4(R11), R9
+	SUBQ $2, R12
+	ADDQ $48, R10
+	ADDQ $8, R11
+	JMP  vbody
 
+vone:
+	MOVQ R13, R14
+	XORL R9, R9
+	XORQ R12, R12
+
+vbody:
+	VMOVDQU (R13)(AX*1), Y10
+	VMOVDQU (R14)(AX*1), Y11
+	MOVL BX, R13
+	SARL $12, R13
+	MOVWLZX R13, R13
+	MOVL R9, R14
+	SARL $12, R14
+	SHLL $16, R14
+	ORL  R14, R13
+	ANDL $4095, BX
+	ANDL $4095, R9
+	SHLL $16, R9
+	ORL  R9, BX
+	VMOVD R13, X8
+	VPBROADCASTD X8, Y8
+	VMOVD BX, X9
+	VPBROADCASTD X9, Y9
+	VPUNPCKLBW Y11, Y10, Y12
+	VPUNPCKHBW Y11, Y10, Y13
+	VPUNPCKLBW Y14, Y12, Y10
+	VPUNPCKHBW Y14, Y12, Y11
+	VPUNPCKLBW Y14, Y13, Y12
+	VPUNPCKHBW Y14, Y13, Y13
+	VPMADDWD Y8, Y10, Y15
+	VPADDD Y15, Y4, Y4
+	VPMADDWD Y9, Y10, Y10
+	VPADDD Y10, Y0, Y0
+	VPMADDWD Y8, Y11, Y15
+	VPADDD Y15, Y5, Y5
+	VPMADDWD Y9, Y11, Y11
+	VPADDD Y11, Y1, Y1
+	VPMADDWD Y8, Y12, Y15
+	VPADDD Y15, Y6, Y6
+	VPMADDWD Y9, Y12, Y12
+	VPADDD Y12, Y2, Y2
+	VPMADDWD Y8, Y13, Y15
+	VPADDD Y15, Y7, Y7
+	VPMADDWD Y9, Y13, Y13
+	VPADDD Y13, Y3, Y3
+	JMP  vpair
+
+vstore:
+	VPSLLD $12, Y4, Y4
+	VPSLLD $12, Y5, Y5
+	VPSLLD $12, Y6, Y6
+	VPSLLD $12, Y7, Y7
+	VPADDD Y4, Y0, Y0
+	VPADDD Y5, Y1, Y1
+	VPADDD Y6, Y2, Y2
+	VPADDD Y7, Y3, Y3
 	VPSRAD $22, Y0, Y0
 	VPSRAD $22, Y1, Y1
 	VPSRAD $22, Y2, Y2
@@ -68,7 +126,6 @@ vtap:
 	VPACKSSDW Y1, Y0, Y0
 	VPACKSSDW Y3, Y2, Y2
 	VPACKUSWB Y2, Y0, Y0
-	VPERMD Y0, Y14, Y0
 	VMOVDQU Y0, (DI)(AX*1)
 	ADDQ $32, AX
 	JMP  vloop
@@ -253,24 +310,54 @@ mdone:
 	VZEROUPPER
 	RET
 
-// BLOCKTAP adds one tap of a block to the accumulators Y0-Y2: the 24
-// source bytes at p, zero extended, times the lane weights at w0, w1, w2
-// (8 each).
-#define BLOCKTAP(p, w0, w1, w2) \
-	VPMOVZXBD (p), Y3 \
-	VPMOVZXBD 8(p), Y4 \
-	VPMOVZXBD 16(p), Y5 \
-	VPMULLD w0, Y3, Y3 \
-	VPMULLD w1, Y4, Y4 \
-	VPMULLD w2, Y5, Y5 \
-	VPADDD Y3, Y0, Y0 \
-	VPADDD Y4, Y1, Y1 \
-	VPADDD Y5, Y2, Y2
+// BLOCKPAIR adds taps j and j+1 of a block to the accumulators: the 24
+// source bytes at pa (tap j) and at pb (tap j+1) interleaved into int16
+// pairs, times the lane weight pairs at w, 96 bytes of high halves
+// (w >> 12), then 96 of low halves (w & 4095), as in hpassMADD. The high
+// sums go to Y8-Y10, the low ones to Y0-Y2, lanes in output order.
+#define BLOCKPAIR(pa, pb, w) \
+	VMOVDQU (pa), X3 \
+	VMOVDQU (pb), X4 \
+	VPUNPCKLBW X4, X3, X5 \
+	VPUNPCKHBW X4, X3, X6 \
+	VMOVQ 16(pa), X3 \
+	VMOVQ 16(pb), X4 \
+	VPUNPCKLBW X4, X3, X7 \
+	VPMOVZXBW X5, Y5 \
+	VPMOVZXBW X6, Y6 \
+	VPMOVZXBW X7, Y7 \
+	VPMADDWD (w), Y5, Y3 \
+	VPADDD Y3, Y8, Y8 \
+	VPMADDWD 32(w), Y6, Y3 \
+	VPADDD Y3, Y9, Y9 \
+	VPMADDWD 64(w), Y7, Y3 \
+	VPADDD Y3, Y10, Y10 \
+	VPMADDWD 96(w), Y5, Y5 \
+	VPADDD Y5, Y0, Y0 \
+	VPMADDWD 128(w), Y6, Y6 \
+	VPADDD Y6, Y1, Y1 \
+	VPMADDWD 160(w), Y7, Y7 \
+	VPADDD Y7, Y2, Y2
 
-// BLOCKSTORE shifts the accumulators Y0-Y2 down by 22 bits, packs them
-// with saturation (which clamps to 0..255 exactly) and writes the 24 bytes
-// to DI.
+// BLOCKINIT starts a block: the low sums at the bias Y15, the high at 0.
+#define BLOCKINIT \
+	VMOVDQA Y15, Y0 \
+	VMOVDQA Y15, Y1 \
+	VMOVDQA Y15, Y2 \
+	VPXOR Y8, Y8, Y8 \
+	VPXOR Y9, Y9, Y9 \
+	VPXOR Y10, Y10, Y10
+
+// BLOCKSTORE forms the sums (hi << 12) + lo, which equal the int32 sums
+// modulo 2^32, shifts them down by 22 bits, packs them with saturation
+// (which clamps to 0..255 exactly) and writes the 24 bytes to DI.
 #define BLOCKSTORE \
+	VPSLLD $12, Y8, Y8 \
+	VPSLLD $12, Y9, Y9 \
+	VPSLLD $12, Y10, Y10 \
+	VPADDD Y8, Y0, Y0 \
+	VPADDD Y9, Y1, Y1 \
+	VPADDD Y10, Y2, Y2 \
 	VPSRAD $22, Y0, Y0 \
 	VPSRAD $22, Y1, Y1 \
 	VPSRAD $22, Y2, Y2 \
@@ -283,9 +370,9 @@ mdone:
 	VMOVQ X1, 16(DI)
 
 // func hpassBlocks(dst *uint8, src *uint8, b0 *int32, nj *int32, w *int32, blocks int)
-// Eight output pixels (24 samples) per block: each tap multiplies 24
-// contiguous source bytes by 24 per-lane weights; the accumulators map to
-// the 24 output bytes in order.
+// Eight output pixels (24 samples) per block: tap j reads the 24
+// contiguous source bytes from pixel b0+j, taps in pairs (BLOCKPAIR), an
+// odd J's last tap paired with itself at weight 0.
 TEXT ·hpassBlocks(SB), NOSPLIT, $0-48
 	MOVQ dst+0(FP), DI
 	MOVQ src+8(FP), SI
@@ -305,17 +392,25 @@ bloop:
 	LEAQ (AX)(AX*2), AX
 	ADDQ SI, AX
 	MOVLQSX (R9), R12
-	VMOVDQA Y15, Y0
-	VMOVDQA Y15, Y1
-	VMOVDQA Y15, Y2
+	BLOCKINIT
 
-btap:
-	BLOCKTAP(AX, (R10), 32(R10), 64(R10))
-	ADDQ $3, AX
-	ADDQ $96, R10
-	DECQ R12
-	JNZ  btap
+bpair:
+	CMPQ R12, $2
+	JLT  blast
+	LEAQ 3(AX), BX
+	BLOCKPAIR(AX, BX, R10)
+	ADDQ $6, AX
+	ADDQ $192, R10
+	SUBQ $2, R12
+	JMP  bpair
 
+blast:
+	TESTQ R12, R12
+	JZ    bstore
+	BLOCKPAIR(AX, AX, R10)
+	ADDQ $192, R10
+
+bstore:
 	BLOCKSTORE
 	ADDQ $24, DI
 	ADDQ $4, R8
@@ -328,9 +423,9 @@ bdone:
 	RET
 
 // func hpassBlocks2(dst *uint8, split *uint8, off0 *int32, off1 *int32, nj *int32, w *int32, blocks int)
-// The stride-2 block form over a split row: as hpassBlocks, with taps
-// taken in pairs from two pointers (the two parities), each advancing one
-// pixel per pair; an odd J ends with a tap from the first.
+// The stride-2 block form over a split row: as hpassBlocks, the pair's
+// two taps read from two pointers (the two parities), each advancing one
+// pixel per pair.
 TEXT ·hpassBlocks2(SB), NOSPLIT, $0-56
 	MOVQ dst+0(FP), DI
 	MOVQ split+8(FP), SI
@@ -352,15 +447,12 @@ b2loop:
 	MOVLQSX (R13), BX
 	ADDQ SI, BX
 	MOVLQSX (R9), R12
-	VMOVDQA Y15, Y0
-	VMOVDQA Y15, Y1
-	VMOVDQA Y15, Y2
+	BLOCKINIT
 
 b2pair:
 	CMPQ R12, $2
 	JLT  b2last
-	BLOCKTAP(AX, (R10), 32(R10), 64(R10))
-	BLOCKTAP(BX, 96(R10), 128(R10), 160(R10))
+	BLOCKPAIR(AX, BX, R10)
 	ADDQ $3, AX
 	ADDQ $3, BX
 	ADDQ $192, R10
@@ -370,8 +462,8 @@ b2pair:
 b2last:
 	TESTQ R12, R12
 	JZ    b2store
-	BLOCKTAP(AX, (R10), 32(R10), 64(R10))
-	ADDQ $96, R10
+	BLOCKPAIR(AX, AX, R10)
+	ADDQ $192, R10
 
 b2store:
 	BLOCKSTORE
