@@ -53,6 +53,7 @@ func (p Params) Valid() bool {
 // Table is Params.Value for every (channel, sample) pair, as float32 and
 // as the encoded bits of each output dtype.
 type Table struct {
+	p    Params
 	f32  [3][256]float32
 	bits [3][256]uint32 // float32 bits
 	bf16 [3][256]uint16
@@ -61,7 +62,7 @@ type Table struct {
 
 // New tabulates p.
 func New(p Params) *Table {
-	t := new(Table)
+	t := &Table{p: p}
 	for c := range 3 {
 		for v := range 256 {
 			x := p.Value(c, uint8(v))
@@ -79,6 +80,20 @@ func (t *Table) Float32(c int, v uint8) float32 { return t.f32[c][v] }
 
 // Bits32 is the table as float32 bits, indexed [channel][sample].
 func (t *Table) Bits32() *[3][256]uint32 { return &t.bits }
+
+// Affine returns the constants of Params.Value when both steps are on, so
+// that a vector kernel may compute the float32 values with the same
+// operations in the same order instead of looking them up: rescale, and
+// float32(mean[c]) and float32(std[c]). ok is false when a step is off.
+func (t *Table) Affine() (rescale float64, mean, std [3]float32, ok bool) {
+	if !t.p.DoRescale || !t.p.DoNormalize {
+		return 0, mean, std, false
+	}
+	for c := range 3 {
+		mean[c], std[c] = float32(t.p.Mean[c]), float32(t.p.Std[c])
+	}
+	return t.p.Rescale, mean, std, true
+}
 
 // Bits16 is the table encoded as dt: bfloat16 for tensor.BFloat16, float16
 // for any other dtype.

@@ -102,3 +102,26 @@ func TestValid(t *testing.T) {
 		}
 	}
 }
+
+// Affine's constants are the ones Value uses, and only when both steps
+// are on.
+func TestAffine(t *testing.T) {
+	p := Params{Rescale: DefaultRescale, Mean: clipMean, Std: clipStd, DoRescale: true, DoNormalize: true}
+	rescale, mean, std, ok := New(p).Affine()
+	if !ok || rescale != DefaultRescale {
+		t.Fatalf("Affine() = %v, %v", rescale, ok)
+	}
+	for c := range 3 {
+		for v := range 256 {
+			x := float32(float64(v) * rescale)
+			if got, want := math.Float32bits((x-mean[c])/std[c]), math.Float32bits(p.Value(c, uint8(v))); got != want {
+				t.Fatalf("c=%d v=%d: %08x from the constants, %08x from Value", c, v, got, want)
+			}
+		}
+	}
+	for _, q := range []Params{{Rescale: DefaultRescale, DoRescale: true}, {Mean: clipMean, Std: clipStd, DoNormalize: true}} {
+		if _, _, _, ok := New(q).Affine(); ok {
+			t.Errorf("%+v: Affine ok with a step off", q)
+		}
+	}
+}

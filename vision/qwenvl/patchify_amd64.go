@@ -15,3 +15,9 @@ func haveSIMD() bool { return cpu.X86.HasAVX2 }
 //
 //go:noescape
 func lutPatch(dst *byte, src *uint8, stride, p, chanStride, copies, copyStride int, lut *[3][256]uint32, es int)
+
+// affinePatch is lutPatch for float32 elements whose values follow k's
+// arithmetic (norm.Table.Affine), computed instead of looked up.
+//
+//go:noescape
+func affinePatch(dst *byte, src *uint8, stride, p, chanStride, copies, copyStride int, k *affine)

@@ -117,3 +117,77 @@ next:
 	JNZ  row
 	VZEROUPPER
 	RET
+
+// AFFINE turns the eight dword samples in idx into float32 values of one
+// channel in out, as norm.Params.Value computes them: to float64 (exact),
+// times the rescale factor Y15 in float64, to float32 (rounded to nearest
+// even), minus mean, divided by std, both float32 and 32 bytes at R8+off.
+// t is scratch.
+#define AFFINE(idx, xidx, t, xt, out, xout, moff, soff) \
+	VEXTRACTI128 $1, idx, xt \
+	VCVTDQ2PD xidx, out \
+	VCVTDQ2PD xt, t \
+	VMULPD Y15, out, out \
+	VMULPD Y15, t, t \
+	VCVTPD2PSY out, xout \
+	VCVTPD2PSY t, xt \
+	VINSERTF128 $1, xt, out, out \
+	VSUBPS moff(R8), out, out \
+	VDIVPS soff(R8), out, out
+
+// func affinePatch(dst *byte, src *uint8, stride, p, chanStride, copies, copyStride int, k *affine)
+//
+// lutPatch's walk and stores with float32 elements, the values computed
+// (AFFINE) instead of gathered: k holds the rescale factor at 0, then
+// eight copies of each channel's mean (at 8, 40, 72) and std (at 104,
+// 136, 168).
+TEXT ·affinePatch(SB), NOSPLIT, $0-64
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ stride+16(FP), AX
+	MOVQ p+24(FP), BX
+	MOVQ chanStride+32(FP), CX
+	MOVQ copies+40(FP), DX
+	MOVQ copyStride+48(FP), R9
+	MOVQ k+56(FP), R8
+	VBROADCASTSD (R8), Y15
+	VMOVDQU shufR<>(SB), Y14
+	VMOVDQU shufG<>(SB), Y13
+	VMOVDQU shufB<>(SB), Y12
+	MOVQ BX, R10           // patch rows left
+
+arow:
+	XORQ R11, R11          // pixel offset in the row
+
+achunk:
+	MOVQ BX, R12
+	SUBQ $8, R12
+	CMPQ R11, R12
+	CMOVQGT R12, R11       // x = min(x, p-8)
+	LEAQ (R11)(R11*2), R13
+	ADDQ SI, R13           // the group's first source byte
+	VMOVDQU (R13), X0
+	VMOVQ 12(R13), X1
+	VPINSRD $2, 20(R13), X1, X1
+	VINSERTI128 $1, X1, Y0, Y0
+	VPSHUFB Y14, Y0, Y1
+	VPSHUFB Y13, Y0, Y2
+	VPSHUFB Y12, Y0, Y3
+	AFFINE(Y1, X1, Y4, X4, Y5, X5, 8, 104)
+	AFFINE(Y2, X2, Y4, X4, Y6, X6, 40, 136)
+	AFFINE(Y3, X3, Y4, X4, Y7, X7, 72, 168)
+	LEAQ (DI)(R11*4), R13  // the group's first destination byte
+	MOVQ DX, R12           // copies left
+
+acopy:
+	STORE3(Y5, Y6, Y7)
+	JNZ  acopy
+	ADDQ $8, R11
+	CMPQ R11, BX
+	JLT  achunk
+	ADDQ AX, SI            // next source row
+	LEAQ (DI)(BX*4), DI    // next destination row: p elements on
+	DECQ R10
+	JNZ  arow
+	VZEROUPPER
+	RET

@@ -10,3 +10,8 @@ func haveSIMD() bool { return false }
 func lutPatch(dst *byte, src *uint8, stride, p, chanStride, copies, copyStride int, lut *[3][256]uint32, es int) {
 	panic("qwenvl: no vector kernel in this build")
 }
+
+// affinePatch exists only in amd64 builds, like lutPatch.
+func affinePatch(dst *byte, src *uint8, stride, p, chanStride, copies, copyStride int, k *affine) {
+	panic("qwenvl: no vector kernel in this build")
+}

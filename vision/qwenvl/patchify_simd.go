@@ -1,13 +1,18 @@
 package qwenvl
 
-import "github.com/mmgate/mmgate/imaging"
+import (
+	"github.com/mmgate/mmgate/imaging"
+	"github.com/mmgate/mmgate/vision/norm"
+)
 
 // This file answers: which normalize + patchify kernel runs? The portable
 // kernels (patchify.go, video_process_kernel.go) are the reference; where the
-// CPU has a vector kernel (patchify_amd64.s: AVX2 table gathers) and the
-// geometry suits it, the functions below walk the same output rows and hand
-// each patch to it. Both write the same bytes (patchify_simd_test.go checks
-// them bit for bit on random tables, images and layouts).
+// CPU has a vector kernel (patchify_amd64.s: AVX2 table gathers, or for
+// float32 values of the affine form the same arithmetic as the table's) and
+// the geometry suits it, the functions below walk the same output rows and
+// hand each patch to it. Both write the same bytes (patchify_simd_test.go
+// checks them bit for bit on random tables, parameters, images and
+// layouts).
 
 // minSIMDPatch is the smallest patch side the vector kernel takes: it
 // converts eight pixels of a patch row at a time, the last eight of a row
@@ -49,8 +54,45 @@ func imageSIMD(dst []byte, pix []uint8, stride int, l layout, es, bh0, bh1 int) 
 		len(dst) >= bh1*l.blockRows()*l.cols()*es
 }
 
-// patchify32Auto is patchify32, with the vector kernel where it applies.
-func patchify32Auto(dst []byte, pix []uint8, stride int, l layout, lut *[3][256]uint32, bh0, bh1 int) {
+// affine holds the constants of norm.Table.Affine in the layout
+// affinePatch reads: the rescale factor, then eight copies of each
+// channel's mean and of its std.
+type affine struct {
+	rescale float64
+	mean    [3][8]float32
+	std     [3][8]float32
+}
+
+// affineOf returns t's constants, or nil when its values are not of the
+// affine form. Computing the values costs less than gathering them from
+// the table on CPUs with slow gathers (AMD Zen), and no more elsewhere.
+func affineOf(t *norm.Table) *affine {
+	rescale, mean, std, ok := t.Affine()
+	if !ok {
+		return nil
+	}
+	k := &affine{rescale: rescale}
+	for c := range 3 {
+		for i := range 8 {
+			k.mean[c][i], k.std[c][i] = mean[c], std[c]
+		}
+	}
+	return k
+}
+
+// patch32 hands one patch to the float32 vector kernel: affinePatch when
+// aff is set, else lutPatch.
+func patch32(dst *byte, src *uint8, stride, p, chanStride, copies, copyStride int, lut *[3][256]uint32, aff *affine) {
+	if aff != nil {
+		affinePatch(dst, src, stride, p, chanStride, copies, copyStride, aff)
+		return
+	}
+	lutPatch(dst, src, stride, p, chanStride, copies, copyStride, lut, 4)
+}
+
+// patchify32Auto is patchify32, with the vector kernel where it applies;
+// aff, when set, holds the constants lut's values follow.
+func patchify32Auto(dst []byte, pix []uint8, stride int, l layout, lut *[3][256]uint32, aff *affine, bh0, bh1 int) {
 	if !imageSIMD(dst, pix, stride, l, 4, bh0, bh1) || bh0 == bh1 {
 		patchify32(dst, pix, stride, l, lut, bh0, bh1)
 		return
@@ -58,7 +100,7 @@ func patchify32Auto(dst []byte, pix []uint8, stride int, l layout, lut *[3][256]
 	pp := l.p * l.p
 	plane := l.tau * pp * 4
 	eachPatch(l, 3*plane, bh0, bh1, func(off, y0, x0 int) {
-		lutPatch(&dst[off], &pix[y0*stride+x0], stride, l.p, plane, l.tau, pp*4, lut, 4)
+		patch32(&dst[off], &pix[y0*stride+x0], stride, l.p, plane, l.tau, pp*4, lut, aff)
 	})
 }
 
@@ -92,8 +134,8 @@ func groupSIMD(dst []byte, frames []*imaging.RGB, l layout, es int) bool {
 }
 
 // patchifyGroup32Auto is patchifyGroup32, with the vector kernel where it
-// applies.
-func patchifyGroup32Auto(dst []byte, frames []*imaging.RGB, l layout, lut *[3][256]uint32) {
+// applies; aff as for patchify32Auto.
+func patchifyGroup32Auto(dst []byte, frames []*imaging.RGB, l layout, lut *[3][256]uint32, aff *affine) {
 	if !groupSIMD(dst, frames, l, 4) {
 		patchifyGroup32(dst, frames, l, lut)
 		return
@@ -102,7 +144,7 @@ func patchifyGroup32Auto(dst []byte, frames []*imaging.RGB, l layout, lut *[3][2
 	eachPatch(l, 3*l.tau*plane, 0, l.gh/l.m, func(off, y0, x0 int) {
 		for ti, f := range frames {
 			stride := f.Width * 3
-			lutPatch(&dst[off+ti*plane], &f.Pix[y0*stride+x0], stride, l.p, l.tau*plane, 1, 0, lut, 4)
+			patch32(&dst[off+ti*plane], &f.Pix[y0*stride+x0], stride, l.p, l.tau*plane, 1, 0, lut, aff)
 		}
 	})
 }

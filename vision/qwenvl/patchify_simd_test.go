@@ -9,6 +9,7 @@ import (
 	"github.com/mmgate/mmgate/imaging"
 	"github.com/mmgate/mmgate/tensor"
 	"github.com/mmgate/mmgate/vision/internal/visiontest"
+	"github.com/mmgate/mmgate/vision/norm"
 )
 
 // randomLayout draws a patch geometry; about one in six has a patch side
@@ -102,7 +103,7 @@ func TestPatchifyAutoMatchesPortable(t *testing.T) {
 		what := fmt.Sprintf("case %d %+v stride %d bands [%d,%d)", i, l, stride, bh0, bh1)
 		agree(t, rng, l.gh*l.gw*l.cols()*4, what+" float32",
 			func(d []byte) { patchify32(d, pix, stride, l, t32, bh0, bh1) },
-			func(d []byte) { patchify32Auto(d, pix, stride, l, t32, bh0, bh1) })
+			func(d []byte) { patchify32Auto(d, pix, stride, l, t32, nil, bh0, bh1) })
 		agree(t, rng, l.gh*l.gw*l.cols()*2, what+" 16-bit",
 			func(d []byte) { patchify16(d, pix, stride, l, t16, bh0, bh1) },
 			func(d []byte) { patchify16Auto(d, pix, stride, l, t16, bh0, bh1) })
@@ -122,7 +123,7 @@ func TestPatchifyGroupAutoMatchesPortable(t *testing.T) {
 		what := fmt.Sprintf("case %d %+v %d frames %dx%d", i, l, len(frames), w, h)
 		agree(t, rng, l.gh*l.gw*l.cols()*4, what+" float32",
 			func(d []byte) { patchifyGroup32(d, frames, l, t32) },
-			func(d []byte) { patchifyGroup32Auto(d, frames, l, t32) })
+			func(d []byte) { patchifyGroup32Auto(d, frames, l, t32, nil) })
 		agree(t, rng, l.gh*l.gw*l.cols()*2, what+" 16-bit",
 			func(d []byte) { patchifyGroup16(d, frames, l, t16) },
 			func(d []byte) { patchifyGroup16Auto(d, frames, l, t16) })
@@ -145,7 +146,7 @@ func TestPatchifyAutoPresets(t *testing.T) {
 		nb := l.gh / l.m
 		agree(t, rng, l.gh*l.gw*l.cols()*4, preset+" float32",
 			func(d []byte) { patchify32(d, img.Pix, stride, l, p.table.Bits32(), 0, nb) },
-			func(d []byte) { patchify32Auto(d, img.Pix, stride, l, p.table.Bits32(), 0, nb) })
+			func(d []byte) { patchify32Auto(d, img.Pix, stride, l, p.table.Bits32(), affineOf(p.table), 0, nb) })
 		for _, lut := range []*[3][256]uint16{p.table.Bits16(tensor.BFloat16), p.table.Bits16(tensor.Float16)} {
 			agree(t, rng, l.gh*l.gw*l.cols()*2, preset+" 16-bit",
 				func(d []byte) { patchify16(d, img.Pix, stride, l, lut, 0, nb) },
@@ -178,8 +179,9 @@ func TestPatchifyAutoFallsBack(t *testing.T) {
 	}
 }
 
-// BenchmarkPatchKernels compares the portable and the dispatched kernels on
-// one worker: a 1280×960 image at the Qwen3-VL geometry, a 2548×1596 one at
+// BenchmarkPatchKernels compares the portable and the dispatched kernels
+// (for images also the table gathers the affine kernel replaces) on one
+// worker: a 1280×960 image at the Qwen3-VL geometry, a 2548×1596 one at
 // the Qwen2.5-VL geometry (patch 14), and one temporal group of two
 // 1056×576 video frames.
 func BenchmarkPatchKernels(b *testing.B) {
@@ -193,9 +195,11 @@ func BenchmarkPatchKernels(b *testing.B) {
 		img := visiontest.Synth(tc.l.gw*tc.l.p, tc.l.gh*tc.l.p, 0)
 		p := loadPreset(b, "qwen3-vl")
 		dst := make([]byte, tc.l.gh*tc.l.gw*tc.l.cols()*4)
+		lut, aff, nb := p.table.Bits32(), affineOf(p.table), tc.l.gh/tc.l.m
 		for name, k := range map[string]func(){
-			"portable": func() { patchify32(dst, img.Pix, img.Stride(), tc.l, p.table.Bits32(), 0, tc.l.gh/tc.l.m) },
-			"auto":     func() { patchify32Auto(dst, img.Pix, img.Stride(), tc.l, p.table.Bits32(), 0, tc.l.gh/tc.l.m) },
+			"portable": func() { patchify32(dst, img.Pix, img.Stride(), tc.l, lut, 0, nb) },
+			"auto":     func() { patchify32Auto(dst, img.Pix, img.Stride(), tc.l, lut, aff, 0, nb) },
+			"gather":   func() { patchify32Auto(dst, img.Pix, img.Stride(), tc.l, lut, nil, 0, nb) },
 		} {
 			b.Run(tc.name+"/float32/"+name, func(b *testing.B) {
 				b.SetBytes(int64(len(dst)))
@@ -211,7 +215,7 @@ func BenchmarkPatchKernels(b *testing.B) {
 	dst := make([]byte, l.gh*l.gw*l.cols()*4)
 	for name, k := range map[string]func(){
 		"portable": func() { patchifyGroup32(dst, frames, l, p.table.Bits32()) },
-		"auto":     func() { patchifyGroup32Auto(dst, frames, l, p.table.Bits32()) },
+		"auto":     func() { patchifyGroup32Auto(dst, frames, l, p.table.Bits32(), affineOf(p.table)) },
 	} {
 		b.Run("group/qwen3-vl/1056x576/float32/"+name, func(b *testing.B) {
 			b.SetBytes(int64(len(dst)))
@@ -219,5 +223,66 @@ func BenchmarkPatchKernels(b *testing.B) {
 				k()
 			}
 		})
+	}
+}
+
+// TestPatchifyAffineMatchesTable: the float32 kernels that compute the
+// values (affinePatch) write exactly the table's values, for random and
+// real normalization parameters, on random images and on one whose every
+// channel takes all 256 values.
+func TestPatchifyAffineMatchesTable(t *testing.T) {
+	rng := rand.New(rand.NewPCG(17, 4))
+	clipMean, clipStd := norm.OpenAICLIP()
+	params := []norm.Params{
+		{Rescale: norm.DefaultRescale, Mean: clipMean, Std: clipStd, DoRescale: true, DoNormalize: true},
+		{Rescale: norm.DefaultRescale, Mean: [3]float64{0.5, 0.5, 0.5}, Std: [3]float64{0.5, 0.5, 0.5}, DoRescale: true, DoNormalize: true},
+		{Rescale: norm.DefaultRescale, Mean: [3]float64{0.485, 0.456, 0.406}, Std: [3]float64{0.229, 0.224, 0.225}, DoRescale: true, DoNormalize: true},
+		{Rescale: 1, Mean: [3]float64{127.5, 0, -3}, Std: [3]float64{127.5, 1, 1e-3}, DoRescale: true, DoNormalize: true},
+	}
+	for range 200 {
+		var prm norm.Params
+		prm.Rescale, prm.DoRescale, prm.DoNormalize = rng.Float64()/64, true, true
+		for c := range 3 {
+			prm.Mean[c], prm.Std[c] = rng.Float64()*4-2, 0.01+rng.Float64()*2
+		}
+		params = append(params, prm)
+	}
+	if affineOf(norm.New(norm.Params{Rescale: norm.DefaultRescale, DoRescale: true})) != nil {
+		t.Fatal("a table without normalization has affine constants")
+	}
+	all := layout{p: 16, m: 1, tau: 2, gh: 1, gw: 16} // 256 pixels a row
+	allPix := make([]uint8, all.gh*all.p*all.gw*all.p*3)
+	for i := range allPix {
+		allPix[i] = uint8(i/3 + 85*(i%3)) // pixel k's channel c is k + 85c
+	}
+	vector := 0
+	for i, prm := range params {
+		tab := norm.New(prm)
+		lut, aff := tab.Bits32(), affineOf(tab)
+		if aff == nil {
+			t.Fatalf("params %d: no affine constants", i)
+		}
+		l := randomLayout(rng)
+		pix, stride := randomImage(rng, l)
+		nb := l.gh / l.m
+		what := fmt.Sprintf("params %d %+v layout %+v", i, prm, l)
+		agree(t, rng, l.gh*l.gw*l.cols()*4, what,
+			func(d []byte) { patchify32(d, pix, stride, l, lut, 0, nb) },
+			func(d []byte) { patchify32Auto(d, pix, stride, l, lut, aff, 0, nb) })
+		frames := []*imaging.RGB{{Pix: pix[:l.gw*l.p*3*l.gh*l.p], Width: l.gw * l.p, Height: l.gh * l.p}}
+		if stride == l.gw*l.p*3 {
+			agree(t, rng, l.gh*l.gw*l.cols()*4, what+" group",
+				func(d []byte) { patchifyGroup32(d, frames, l, lut) },
+				func(d []byte) { patchifyGroup32Auto(d, frames, l, lut, aff) })
+		}
+		agree(t, rng, all.gh*all.gw*all.cols()*4, what+" all values",
+			func(d []byte) { patchify32(d, allPix, all.gw*all.p*3, all, lut, 0, 1) },
+			func(d []byte) { patchify32Auto(d, allPix, all.gw*all.p*3, all, lut, aff, 0, 1) })
+		if imageSIMD(make([]byte, l.gh*l.gw*l.cols()*4), pix, stride, l, 4, 0, nb) {
+			vector++
+		}
+	}
+	if haveSIMD() && vector < len(params)/2 {
+		t.Fatalf("only %d of %d cases ran the vector kernel", vector, len(params))
 	}
 }

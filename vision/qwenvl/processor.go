@@ -206,7 +206,8 @@ func (p *Processor) normalizePatchify(ctx context.Context, img *imaging.RGB, pla
 	var kernel func(bh0, bh1 int)
 	switch dt {
 	case tensor.Float32:
-		kernel = func(bh0, bh1 int) { patchify32Auto(dst, img.Pix, stride, l, p.table.Bits32(), bh0, bh1) }
+		lut, aff := p.table.Bits32(), affineOf(p.table)
+		kernel = func(bh0, bh1 int) { patchify32Auto(dst, img.Pix, stride, l, lut, aff, bh0, bh1) }
 	case tensor.BFloat16, tensor.Float16:
 		lut := p.table.Bits16(dt)
 		kernel = func(bh0, bh1 int) { patchify16Auto(dst, img.Pix, stride, l, lut, bh0, bh1) }

@@ -65,8 +65,8 @@ func (p *Processor) ProcessRows(ctx context.Context, src resample.RowReader, pla
 // band of layout l (one merged block row).
 func (p *Processor) bandKernel(dt tensor.DType, l layout) func(dst []byte, pix []uint8, stride int) {
 	if dt == tensor.Float32 {
-		lut := p.table.Bits32()
-		return func(dst []byte, pix []uint8, stride int) { patchify32Auto(dst, pix, stride, l, lut, 0, 1) }
+		lut, aff := p.table.Bits32(), affineOf(p.table)
+		return func(dst []byte, pix []uint8, stride int) { patchify32Auto(dst, pix, stride, l, lut, aff, 0, 1) }
 	}
 	lut := p.table.Bits16(dt)
 	return func(dst []byte, pix []uint8, stride int) { patchify16Auto(dst, pix, stride, l, lut, 0, 1) }
