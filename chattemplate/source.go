@@ -66,7 +66,7 @@ func scanTags(src string) ([]tag, error) {
 // "\r\n" and "\r" becomes "\n", and a single trailing newline is dropped
 // (keep_trailing_newline=False). It refuses the '+' whitespace modifiers,
 // which the engine does not implement.
-func normalizeSource(src string) (string, []tag, error) {
+func (x *syntax) normalizeSource(src string) (string, []tag, error) {
 	src = strings.ReplaceAll(src, "\r\n", "\n")
 	src = strings.ReplaceAll(src, "\r", "\n")
 	src = strings.TrimSuffix(src, "\n")
@@ -81,23 +81,33 @@ func normalizeSource(src string) (string, []tag, error) {
 		if strings.HasPrefix(t.body, "+") || strings.HasSuffix(t.body, "+") {
 			return "", nil, fmt.Errorf("whitespace modifier '+' at byte %d: %w", t.start, ErrUnsupported)
 		}
-		if t.kind == '%' && rawTag.MatchString(t.body) {
+		if t.kind == '%' && x.rawTag.MatchString(t.body) {
 			return "", nil, fmt.Errorf("raw blocks at byte %d: %w", t.start, ErrUnsupported)
 		}
 	}
 	return src, tags, nil
 }
 
-var (
-	rawTag        = regexp.MustCompile(`^-?\s*raw\s*-?$`)
-	generationTag = regexp.MustCompile(`^(-?)\s*(end)?generation\s*(-?)$`)
-	tojsonUse     = regexp.MustCompile(`\|\s*tojson\b`)
-	toolsIdent    = regexp.MustCompile(`(^|[^\w.'"])tools\b`)
-	forLoop       = regexp.MustCompile(`^-?\s*for\s+[\w\s,()]+?\s+in\s+(.+?)(\s+if\s+.*|\s+recursive\s*)?-?$`)
-	setStmt       = regexp.MustCompile(`^-?\s*set\s+(\w+)\s*=\s*(.+?)\s*-?$`)
-	contentPath   = regexp.MustCompile(`(\.content|\[\s*['"]content['"]\s*\])\s*$`)
-	identExpr     = regexp.MustCompile(`^\w+$`)
-)
+// syntax holds the regular expressions the source checks and rewrites
+// match tags with. A template compile builds them (newSyntax), so that a
+// process that compiles no template never parses them.
+type syntax struct {
+	rawTag, generationTag, tojsonUse, toolsIdent *regexp.Regexp
+	forLoop, setStmt, contentPath, identExpr     *regexp.Regexp
+}
+
+func newSyntax() *syntax {
+	return &syntax{
+		rawTag:        regexp.MustCompile(`^-?\s*raw\s*-?$`),
+		generationTag: regexp.MustCompile(`^(-?)\s*(end)?generation\s*(-?)$`),
+		tojsonUse:     regexp.MustCompile(`\|\s*tojson\b`),
+		toolsIdent:    regexp.MustCompile(`(^|[^\w.'"])tools\b`),
+		forLoop:       regexp.MustCompile(`^-?\s*for\s+[\w\s,()]+?\s+in\s+(.+?)(\s+if\s+.*|\s+recursive\s*)?-?$`),
+		setStmt:       regexp.MustCompile(`^-?\s*set\s+(\w+)\s*=\s*(.+?)\s*-?$`),
+		contentPath:   regexp.MustCompile(`(\.content|\[\s*['"]content['"]\s*\])\s*$`),
+		identExpr:     regexp.MustCompile(`^\w+$`),
+	}
+}
 
 // tojsonName is the name the template's tojson filter is renamed to, so
 // that the Python-compatible encoder in this package serves it (the engine
@@ -107,13 +117,13 @@ const tojsonName = "__chattemplate_tojson"
 // rewriteTags rewrites what the engine reads differently from Jinja as
 // Hugging Face configures it: the tojson filter is renamed (rewriteTojson)
 // and generation blocks become plain blocks (rewriteGeneration).
-func rewriteTags(src string, tags []tag) string {
+func (x *syntax) rewriteTags(src string, tags []tag) string {
 	var b strings.Builder
 	last := 0
 	for _, t := range tags {
-		out, ok := rewriteGeneration(t)
+		out, ok := x.rewriteGeneration(t)
 		if !ok {
-			out, ok = rewriteTojson(src, t)
+			out, ok = x.rewriteTojson(src, t)
 		}
 		if !ok {
 			continue
@@ -130,11 +140,11 @@ func rewriteTags(src string, tags []tag) string {
 }
 
 // rewriteTojson renames the tojson filter inside the tag t of src.
-func rewriteTojson(src string, t tag) (string, bool) {
+func (x *syntax) rewriteTojson(src string, t tag) (string, bool) {
 	if t.kind == '#' || !strings.Contains(t.body, "tojson") {
 		return "", false
 	}
-	return rewriteOutsideStrings(src[t.start:t.end]), true
+	return x.rewriteOutsideStrings(src[t.start:t.end]), true
 }
 
 // rewriteGeneration turns {% generation %} … {% endgeneration %} into
@@ -142,11 +152,11 @@ func rewriteTojson(src string, t tag) (string, bool) {
 // transformers' AssistantTracker extension defines the block: it renders
 // its body unchanged and only records, when asked for the assistant mask,
 // where the body's text went.
-func rewriteGeneration(t tag) (string, bool) {
+func (x *syntax) rewriteGeneration(t tag) (string, bool) {
 	if t.kind != '%' {
 		return "", false
 	}
-	m := generationTag.FindStringSubmatch(t.body)
+	m := x.generationTag.FindStringSubmatch(t.body)
 	if m == nil {
 		return "", false
 	}
@@ -159,11 +169,11 @@ func rewriteGeneration(t tag) (string, bool) {
 
 // rewriteOutsideStrings renames "| tojson" in code but not in string
 // literals.
-func rewriteOutsideStrings(s string) string {
+func (x *syntax) rewriteOutsideStrings(s string) string {
 	var b strings.Builder
 	code := 0
 	flush := func(end int) {
-		b.WriteString(tojsonUse.ReplaceAllStringFunc(s[code:end], func(m string) string {
+		b.WriteString(x.tojsonUse.ReplaceAllStringFunc(s[code:end], func(m string) string {
 			return strings.TrimSuffix(m, "tojson") + tojsonName
 		}))
 	}
@@ -216,9 +226,9 @@ func codeOf(body string) string {
 
 // mentionsTools reports whether any expression or statement reads the
 // variable "tools" (vLLM's test for a tool-capable template).
-func mentionsTools(tags []tag) bool {
+func (x *syntax) mentionsTools(tags []tag) bool {
 	for _, t := range tags {
-		if t.kind != '#' && toolsIdent.MatchString(codeOf(t.body)) {
+		if t.kind != '#' && x.toolsIdent.MatchString(codeOf(t.body)) {
 			return true
 		}
 	}
@@ -250,25 +260,25 @@ func filtered(expr string) string {
 // content parts: a for loop whose iterable ends in ".content" or
 // "['content']", directly or through a variable set from such an
 // expression. Templates that never do so can only take string content.
-func iteratesContent(tags []tag) bool {
+func (x *syntax) iteratesContent(tags []tag) bool {
 	aliases := map[string]bool{}
 	for _, t := range tags {
 		if t.kind != '%' {
 			continue
 		}
 		body := strings.TrimSpace(t.body)
-		if m := setStmt.FindStringSubmatch(body); m != nil {
-			if contentPath.MatchString(filtered(m[2])) {
+		if m := x.setStmt.FindStringSubmatch(body); m != nil {
+			if x.contentPath.MatchString(filtered(m[2])) {
 				aliases[m[1]] = true
 			}
 			continue
 		}
-		m := forLoop.FindStringSubmatch(body)
+		m := x.forLoop.FindStringSubmatch(body)
 		if m == nil {
 			continue
 		}
 		iter := filtered(m[1])
-		if contentPath.MatchString(iter) || (identExpr.MatchString(iter) && aliases[iter]) {
+		if x.contentPath.MatchString(iter) || (x.identExpr.MatchString(iter) && aliases[iter]) {
 			return true
 		}
 	}

@@ -152,11 +152,12 @@ func TestRewriteGeneration(t *testing.T) {
 		{`{%- generation -%}x{%- endgeneration %}`, `{%- if true -%}x{%- endif %}`},
 		{`{{ 'generation' }}{% set generation = 1 %}`, `{{ 'generation' }}{% set generation = 1 %}`},
 	} {
-		src, tags, err := normalizeSource(tc.in)
+		x := newSyntax()
+		src, tags, err := x.normalizeSource(tc.in)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := rewriteTags(src, tags); got != tc.want {
+		if got := x.rewriteTags(src, tags); got != tc.want {
 			t.Errorf("%s: %s, want %s", tc.in, got, tc.want)
 		}
 	}

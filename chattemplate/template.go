@@ -32,19 +32,20 @@ type Template struct {
 
 // Compile compiles a chat template source.
 func Compile(source string, o Options) (*Template, error) {
-	src, tags, err := normalizeSource(source)
+	x := newSyntax()
+	src, tags, err := x.normalizeSource(source)
 	if err != nil {
 		return nil, fmt.Errorf("chattemplate: compile: %w", err)
 	}
-	tmpl, err := jinja.Compile(rewriteTags(src, tags))
+	tmpl, err := jinja.Compile(x.rewriteTags(src, tags))
 	if err != nil {
 		return nil, fmt.Errorf("chattemplate: compile: %v: %w", err, ErrBadTemplate)
 	}
 	t := &Template{
 		tmpl:         tmpl,
 		source:       source,
-		tools:        mentionsTools(tags),
-		contentParts: iteratesContent(tags),
+		tools:        x.mentionsTools(tags),
+		contentParts: x.iteratesContent(tags),
 		globals:      map[string]jinja.Value{},
 		now:          o.Now,
 	}

@@ -5,7 +5,6 @@ import (
 	"compress/zlib"
 	"encoding/hex"
 	"io"
-	"regexp"
 	"strings"
 )
 
@@ -110,7 +109,24 @@ func inflateText(v []byte) ([]byte, bool) {
 	return out, true
 }
 
-var xmpOrientation = regexp.MustCompile(`tiff:Orientation(="|>)([0-9])`)
+// xmpOrientation is the digit of the first match of Pillow's pattern
+// tiff:Orientation(="|>)([0-9]) in xmp, or -1 when nothing matches.
+func xmpOrientation(xmp string) int {
+	const key = "tiff:Orientation"
+	for s := xmp; ; {
+		i := strings.Index(s, key)
+		if i < 0 {
+			return -1
+		}
+		s = s[i+len(key):]
+		switch {
+		case len(s) > 2 && s[0] == '=' && s[1] == '"' && s[2] >= '0' && s[2] <= '9':
+			return int(s[2] - '0')
+		case len(s) > 1 && s[0] == '>' && s[1] >= '0' && s[1] <= '9':
+			return int(s[1] - '0')
+		}
+	}
+}
 
 // orientation applies Image.getexif's order: info["exif"], else the raw
 // profile (hex), then XMP when the EXIF has no orientation tag.
@@ -147,10 +163,8 @@ func (m *pngMeta) orientation() int {
 		}
 	}
 	if m.xmp != nil {
-		if sm := xmpOrientation.FindStringSubmatch(*m.xmp); sm != nil {
-			if d := int(sm[2][0] - '0'); d >= 2 && d <= 8 {
-				return d
-			}
+		if d := xmpOrientation(*m.xmp); d >= 2 && d <= 8 {
+			return d
 		}
 	}
 	return 1

@@ -34,13 +34,11 @@ func ParseFingerprint(s string) (Fingerprint, error) {
 	return "", fmt.Errorf("refworker: fingerprint %q is not sha256 or crc32c", s)
 }
 
-var castagnoli = crc32.MakeTable(crc32.Castagnoli)
-
 // fingerprint is the lower-case hex digest of b.
 func (s *Server) fingerprint(b []byte) string {
 	var h hash.Hash = sha256.New()
 	if s.opts.Fingerprint == CRC32C {
-		h = crc32.New(castagnoli)
+		h = crc32.New(crc32.MakeTable(crc32.Castagnoli)) // built on first use, then cached by hash/crc32
 	}
 	cpupool.Write(h, b) // preemptible between pieces
 	return hex.EncodeToString(h.Sum(nil))

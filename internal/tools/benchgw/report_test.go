@@ -43,6 +43,8 @@ func TestTransportsInReply(t *testing.T) {
 		{"the image 1: via shm is quoted mid-line", 0, 0},
 		{"image 1: grid 1x60x80, bfloat16 via shmx", 0, 0},
 		{"hello", 0, 0},
+		{"image 2: via inline then via shm\nimage 3: xvia shm\nimage : via shm\nimage 4: via shm_x via inline", 1, 1},
+		{"image 5: avia inline, via  shm", 0, 0},
 	}
 	for _, tc := range tests {
 		if s, i := transportsInReply(tc.text); s != tc.shm || i != tc.inline {

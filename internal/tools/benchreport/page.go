@@ -84,7 +84,11 @@ func hostParams(h Host) []Param {
 	return ps
 }
 
-func renderPage(w io.Writer, p *page) error { return pageTemplate.Execute(w, p) }
+// renderPage parses the page template on use: a report renders one page,
+// and the binary's other commands need not parse it at start.
+func renderPage(w io.Writer, p *page) error {
+	return template.Must(template.New("page").Parse(pageSource)).Execute(w, p)
+}
 
 func formatTime(t time.Time) string {
 	if t.IsZero() {
@@ -93,7 +97,7 @@ func formatTime(t time.Time) string {
 	return t.UTC().Format("2006-01-02 15:04:05 UTC")
 }
 
-var pageTemplate = template.Must(template.New("page").Parse(`<!DOCTYPE html>
+const pageSource = `<!DOCTYPE html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
@@ -135,7 +139,7 @@ var pageTemplate = template.Must(template.New("page").Parse(`<!DOCTYPE html>
 <footer>Data: report.json beside this page. Hover a point or bar for its value.</footer>
 </body>
 </html>
-`))
+`
 
 // checkScript records script errors and, after load, counts the chart
 // marks the browser laid out (see the package documentation).

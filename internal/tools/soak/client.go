@@ -57,24 +57,30 @@ type outcome struct {
 	image   bool
 }
 
-var (
-	itemLine   = regexp.MustCompile(`image (\d+): grid \d+x\d+x\d+, \w+ via \w+, sha256 ([0-9a-f]{64})`)
-	promptLine = regexp.MustCompile(`prompt: \d+ tokens, sha256 [0-9a-f]{64}`)
-)
-
 // verifier remembers the first answer to each prompt and checks the rest.
 type verifier struct {
-	imgs []image
-	mu   sync.Mutex
-	seen map[string]string
+	imgs       []image
+	itemLine   *regexp.Regexp // an image line: its number and fingerprint
+	promptLine *regexp.Regexp
+	mu         sync.Mutex
+	seen       map[string]string
+}
+
+func newVerifier(imgs []image) *verifier {
+	return &verifier{
+		imgs:       imgs,
+		itemLine:   regexp.MustCompile(`image (\d+): grid \d+x\d+x\d+, \w+ via \w+, sha256 ([0-9a-f]{64})`),
+		promptLine: regexp.MustCompile(`prompt: \d+ tokens, sha256 [0-9a-f]{64}`),
+		seen:       map[string]string{},
+	}
 }
 
 func (v *verifier) check(j job, text string) string {
-	pl := promptLine.FindString(text)
+	pl := v.promptLine.FindString(text)
 	if pl == "" {
 		return "no prompt line in " + strconv.Quote(short(text))
 	}
-	items := itemLine.FindAllStringSubmatch(text, -1)
+	items := v.itemLine.FindAllStringSubmatch(text, -1)
 	if len(items) != len(j.images) {
 		return fmt.Sprintf("%d image lines for %d images: %q", len(items), len(j.images), short(text))
 	}

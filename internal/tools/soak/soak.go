@@ -151,7 +151,7 @@ func (r *run) shm() error {
 
 // warmUp sends every image once and reads the baseline.
 func (r *run) warmUp(ctx context.Context) error {
-	r.v = &verifier{imgs: r.imgs, seen: map[string]string{}}
+	r.v = newVerifier(r.imgs)
 	r.hc = &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: r.cfg.Concurrency * 2}}
 	r.onClose(r.hc.CloseIdleConnections)
 	for i := range r.imgs {
