@@ -2,7 +2,10 @@
 
 package qwenvl
 
-import "golang.org/x/sys/cpu"
+import (
+	"github.com/klauspost/cpuid/v2"
+	"golang.org/x/sys/cpu"
+)
 
 // haveSIMD reports whether the AVX2 patch kernel can run on this CPU.
 func haveSIMD() bool { return cpu.X86.HasAVX2 }
@@ -21,3 +24,17 @@ func lutPatch(dst *byte, src *uint8, stride, p, chanStride, copies, copyStride i
 //
 //go:noescape
 func affinePatch(dst *byte, src *uint8, stride, p, chanStride, copies, copyStride int, k *affine)
+
+// streamCopy copies n bytes from src to dst with streaming stores; n is a
+// multiple of 16 and dst 16-byte aligned.
+//
+//go:noescape
+func streamCopy(dst *byte, src *byte, n int)
+
+// storeFence orders the streaming stores before everything after it
+// (SFENCE), so that a tensor is complete before it is handed on.
+func storeFence()
+
+// lastLevelCache is the size of the CPU's last-level cache in bytes, 0
+// when unknown.
+func lastLevelCache() int { return max(cpuid.CPU.Cache.L3, 0) }

@@ -191,3 +191,26 @@ acopy:
 	JNZ  arow
 	VZEROUPPER
 	RET
+
+// func streamCopy(dst *byte, src *byte, n int)
+// Copies n bytes (a multiple of 16, dst 16-byte aligned) with streaming
+// stores (MOVNTDQ), which write to memory without reading the lines into
+// the caches first.
+TEXT ·streamCopy(SB), NOSPLIT, $0-24
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ n+16(FP), CX
+
+sloop:
+	VMOVDQU (SI), X0
+	VMOVNTDQ X0, (DI)
+	ADDQ $16, SI
+	ADDQ $16, DI
+	SUBQ $16, CX
+	JNZ  sloop
+	RET
+
+// func storeFence()
+TEXT ·storeFence(SB), NOSPLIT, $0-0
+	SFENCE
+	RET

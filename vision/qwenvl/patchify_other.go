@@ -15,3 +15,12 @@ func lutPatch(dst *byte, src *uint8, stride, p, chanStride, copies, copyStride i
 func affinePatch(dst *byte, src *uint8, stride, p, chanStride, copies, copyStride int, k *affine) {
 	panic("qwenvl: no vector kernel in this build")
 }
+
+// streamCopy exists only in amd64 builds; lastLevelCache keeps it from
+// being called here.
+func streamCopy(dst *byte, src *byte, n int) { panic("qwenvl: no vector kernel in this build") }
+
+func storeFence() {}
+
+// lastLevelCache is 0: this build has no streaming stores.
+func lastLevelCache() int { return 0 }

@@ -93,9 +93,19 @@ func forRandomCases(t *testing.T, seed uint64, n, min int, check func(i int, rng
 
 // TestPatchifyAutoMatchesPortable: the image kernels with the vector path
 // write exactly what the portable ones write, for random tables, images,
-// strides, geometries and bands of block rows.
+// strides, geometries and bands of block rows; every other case with
+// streaming stores, which a fair share of the geometries can take.
 func TestPatchifyAutoMatchesPortable(t *testing.T) {
+	streamed := 0
+	defer func() {
+		if haveSIMD() && lastLevelCache() > 0 && streamed < 40 {
+			t.Errorf("only %d cases took the streaming path", streamed)
+		}
+	}()
 	forRandomCases(t, 1, 400, 200, func(i int, rng *rand.Rand, l layout, t32 *[3][256]uint32, t16 *[3][256]uint16) bool {
+		if block := 3 * l.tau * l.p * l.p * 4; i%2 == 1 && simdLayout(l) && block <= streamScratch && block%16 == 0 {
+			streamed++
+		}
 		pix, stride := randomImage(rng, l)
 		nb := l.gh / l.m
 		bh0 := rng.IntN(nb + 1)
@@ -103,10 +113,10 @@ func TestPatchifyAutoMatchesPortable(t *testing.T) {
 		what := fmt.Sprintf("case %d %+v stride %d bands [%d,%d)", i, l, stride, bh0, bh1)
 		agree(t, rng, l.gh*l.gw*l.cols()*4, what+" float32",
 			func(d []byte) { patchify32(d, pix, stride, l, t32, bh0, bh1) },
-			func(d []byte) { patchify32Auto(d, pix, stride, l, t32, nil, bh0, bh1) })
+			func(d []byte) { patchify32Auto(d, pix, stride, l, t32, nil, i%2 == 1, bh0, bh1) })
 		agree(t, rng, l.gh*l.gw*l.cols()*2, what+" 16-bit",
 			func(d []byte) { patchify16(d, pix, stride, l, t16, bh0, bh1) },
-			func(d []byte) { patchify16Auto(d, pix, stride, l, t16, bh0, bh1) })
+			func(d []byte) { patchify16Auto(d, pix, stride, l, t16, i%2 == 1, bh0, bh1) })
 		return imageSIMD(make([]byte, l.gh*l.gw*l.cols()*4), pix, stride, l, 4, bh0, bh1)
 	})
 }
@@ -123,7 +133,7 @@ func TestPatchifyGroupAutoMatchesPortable(t *testing.T) {
 		what := fmt.Sprintf("case %d %+v %d frames %dx%d", i, l, len(frames), w, h)
 		agree(t, rng, l.gh*l.gw*l.cols()*4, what+" float32",
 			func(d []byte) { patchifyGroup32(d, frames, l, t32) },
-			func(d []byte) { patchifyGroup32Auto(d, frames, l, t32, nil) })
+			func(d []byte) { patchifyGroup32Auto(d, frames, l, t32, nil, i%2 == 1) })
 		agree(t, rng, l.gh*l.gw*l.cols()*2, what+" 16-bit",
 			func(d []byte) { patchifyGroup16(d, frames, l, t16) },
 			func(d []byte) { patchifyGroup16Auto(d, frames, l, t16) })
@@ -146,11 +156,13 @@ func TestPatchifyAutoPresets(t *testing.T) {
 		nb := l.gh / l.m
 		agree(t, rng, l.gh*l.gw*l.cols()*4, preset+" float32",
 			func(d []byte) { patchify32(d, img.Pix, stride, l, p.table.Bits32(), 0, nb) },
-			func(d []byte) { patchify32Auto(d, img.Pix, stride, l, p.table.Bits32(), affineOf(p.table), 0, nb) })
+			func(d []byte) {
+				patchify32Auto(d, img.Pix, stride, l, p.table.Bits32(), affineOf(p.table), false, 0, nb)
+			})
 		for _, lut := range []*[3][256]uint16{p.table.Bits16(tensor.BFloat16), p.table.Bits16(tensor.Float16)} {
 			agree(t, rng, l.gh*l.gw*l.cols()*2, preset+" 16-bit",
 				func(d []byte) { patchify16(d, img.Pix, stride, l, lut, 0, nb) },
-				func(d []byte) { patchify16Auto(d, img.Pix, stride, l, lut, 0, nb) })
+				func(d []byte) { patchify16Auto(d, img.Pix, stride, l, lut, false, 0, nb) })
 		}
 	}
 }
@@ -198,8 +210,9 @@ func BenchmarkPatchKernels(b *testing.B) {
 		lut, aff, nb := p.table.Bits32(), affineOf(p.table), tc.l.gh/tc.l.m
 		for name, k := range map[string]func(){
 			"portable": func() { patchify32(dst, img.Pix, img.Stride(), tc.l, lut, 0, nb) },
-			"auto":     func() { patchify32Auto(dst, img.Pix, img.Stride(), tc.l, lut, aff, 0, nb) },
-			"gather":   func() { patchify32Auto(dst, img.Pix, img.Stride(), tc.l, lut, nil, 0, nb) },
+			"auto":     func() { patchify32Auto(dst, img.Pix, img.Stride(), tc.l, lut, aff, false, 0, nb) },
+			"gather":   func() { patchify32Auto(dst, img.Pix, img.Stride(), tc.l, lut, nil, false, 0, nb) },
+			"stream":   func() { patchify32Auto(dst, img.Pix, img.Stride(), tc.l, lut, aff, true, 0, nb) },
 		} {
 			b.Run(tc.name+"/float32/"+name, func(b *testing.B) {
 				b.SetBytes(int64(len(dst)))
@@ -215,7 +228,7 @@ func BenchmarkPatchKernels(b *testing.B) {
 	dst := make([]byte, l.gh*l.gw*l.cols()*4)
 	for name, k := range map[string]func(){
 		"portable": func() { patchifyGroup32(dst, frames, l, p.table.Bits32()) },
-		"auto":     func() { patchifyGroup32Auto(dst, frames, l, p.table.Bits32(), affineOf(p.table)) },
+		"auto":     func() { patchifyGroup32Auto(dst, frames, l, p.table.Bits32(), affineOf(p.table), false) },
 	} {
 		b.Run("group/qwen3-vl/1056x576/float32/"+name, func(b *testing.B) {
 			b.SetBytes(int64(len(dst)))
@@ -268,16 +281,16 @@ func TestPatchifyAffineMatchesTable(t *testing.T) {
 		what := fmt.Sprintf("params %d %+v layout %+v", i, prm, l)
 		agree(t, rng, l.gh*l.gw*l.cols()*4, what,
 			func(d []byte) { patchify32(d, pix, stride, l, lut, 0, nb) },
-			func(d []byte) { patchify32Auto(d, pix, stride, l, lut, aff, 0, nb) })
+			func(d []byte) { patchify32Auto(d, pix, stride, l, lut, aff, i%2 == 1, 0, nb) })
 		frames := []*imaging.RGB{{Pix: pix[:l.gw*l.p*3*l.gh*l.p], Width: l.gw * l.p, Height: l.gh * l.p}}
 		if stride == l.gw*l.p*3 {
 			agree(t, rng, l.gh*l.gw*l.cols()*4, what+" group",
 				func(d []byte) { patchifyGroup32(d, frames, l, lut) },
-				func(d []byte) { patchifyGroup32Auto(d, frames, l, lut, aff) })
+				func(d []byte) { patchifyGroup32Auto(d, frames, l, lut, aff, i%2 == 1) })
 		}
 		agree(t, rng, all.gh*all.gw*all.cols()*4, what+" all values",
 			func(d []byte) { patchify32(d, allPix, all.gw*all.p*3, all, lut, 0, 1) },
-			func(d []byte) { patchify32Auto(d, allPix, all.gw*all.p*3, all, lut, aff, 0, 1) })
+			func(d []byte) { patchify32Auto(d, allPix, all.gw*all.p*3, all, lut, aff, true, 0, 1) })
 		if imageSIMD(make([]byte, l.gh*l.gw*l.cols()*4), pix, stride, l, 4, 0, nb) {
 			vector++
 		}

@@ -204,13 +204,14 @@ func (p *Processor) normalizePatchify(ctx context.Context, img *imaging.RGB, pla
 	l := layout{p: p.cfg.PatchSize, m: p.cfg.MergeSize, tau: p.cfg.TemporalPatchSize, gh: plan.GridH, gw: plan.GridW}
 	stride := img.Stride()
 	var kernel func(bh0, bh1 int)
+	stream := streams(len(dst))
 	switch dt {
 	case tensor.Float32:
 		lut, aff := p.table.Bits32(), affineOf(p.table)
-		kernel = func(bh0, bh1 int) { patchify32Auto(dst, img.Pix, stride, l, lut, aff, bh0, bh1) }
+		kernel = func(bh0, bh1 int) { patchify32Auto(dst, img.Pix, stride, l, lut, aff, stream, bh0, bh1) }
 	case tensor.BFloat16, tensor.Float16:
 		lut := p.table.Bits16(dt)
-		kernel = func(bh0, bh1 int) { patchify16Auto(dst, img.Pix, stride, l, lut, bh0, bh1) }
+		kernel = func(bh0, bh1 int) { patchify16Auto(dst, img.Pix, stride, l, lut, stream, bh0, bh1) }
 	}
 	return patchifyParallel(ctx, p.workers, l, kernel)
 }

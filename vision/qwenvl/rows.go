@@ -64,12 +64,13 @@ func (p *Processor) ProcessRows(ctx context.Context, src resample.RowReader, pla
 // bandKernel returns the normalize+patchify kernel of dtype dt for one
 // band of layout l (one merged block row).
 func (p *Processor) bandKernel(dt tensor.DType, l layout) func(dst []byte, pix []uint8, stride int) {
+	stream := streams(l.gh * l.gw * l.cols() * dt.Size())
 	if dt == tensor.Float32 {
 		lut, aff := p.table.Bits32(), affineOf(p.table)
-		return func(dst []byte, pix []uint8, stride int) { patchify32Auto(dst, pix, stride, l, lut, aff, 0, 1) }
+		return func(dst []byte, pix []uint8, stride int) { patchify32Auto(dst, pix, stride, l, lut, aff, stream, 0, 1) }
 	}
 	lut := p.table.Bits16(dt)
-	return func(dst []byte, pix []uint8, stride int) { patchify16Auto(dst, pix, stride, l, lut, 0, 1) }
+	return func(dst []byte, pix []uint8, stride int) { patchify16Auto(dst, pix, stride, l, lut, stream, 0, 1) }
 }
 
 // checkRowsPlan is checkPlan without an image: a float dtype, a dst of the

@@ -407,7 +407,7 @@ func (v *videoSink) writeGroup(g int, frames []*imaging.RGB) {
 	bytesPer := rowsPer * v.l.cols() * es
 	out := v.dst[g*bytesPer : (g+1)*bytesPer]
 	if es == 4 {
-		patchifyGroup32Auto(out, frames, v.l, v.table.Bits32(), affineOf(v.table))
+		patchifyGroup32Auto(out, frames, v.l, v.table.Bits32(), affineOf(v.table), streams(len(v.dst)))
 	} else {
 		patchifyGroup16Auto(out, frames, v.l, v.table.Bits16(v.dt))
 	}
