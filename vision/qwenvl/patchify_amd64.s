@@ -32,6 +32,41 @@ GLOBL shufB<>(SB), RODATA|NOPTR, $32
 	ADDQ R9, R13 \
 	DECQ R12
 
+// PATCHARGS loads the arguments the patch kernels share.
+#define PATCHARGS \
+	MOVQ dst+0(FP), DI \
+	MOVQ src+8(FP), SI \
+	MOVQ stride+16(FP), AX \
+	MOVQ p+24(FP), BX \
+	MOVQ chanStride+32(FP), CX \
+	MOVQ copies+40(FP), DX \
+	MOVQ copyStride+48(FP), R9
+
+// SHUFFLES loads the three channel shuffles into Y14, Y13, Y12.
+#define SHUFFLES \
+	VMOVDQU shufR<>(SB), Y14 \
+	VMOVDQU shufG<>(SB), Y13 \
+	VMOVDQU shufB<>(SB), Y12
+
+// GROUP8 moves the pixel offset R11 back to p-8 when the row has fewer
+// than eight pixels left, reads the 24 source bytes of pixels R11 … R11+7
+// of the row at SI (pixels 0-3 into the low lane, 4-7 into the high lane)
+// and leaves their R, G and B samples as dwords in Y1, Y2 and Y3.
+#define GROUP8 \
+	MOVQ BX, R12 \
+	SUBQ $8, R12 \
+	CMPQ R11, R12 \
+	CMOVQGT R12, R11 \
+	LEAQ (R11)(R11*2), R13 \
+	ADDQ SI, R13 \
+	VMOVDQU (R13), X0 \
+	VMOVQ 12(R13), X1 \
+	VPINSRD $2, 20(R13), X1, X1 \
+	VINSERTI128 $1, X1, Y0, Y0 \
+	VPSHUFB Y14, Y0, Y1 \
+	VPSHUFB Y13, Y0, Y2 \
+	VPSHUFB Y12, Y0, Y3
+
 // func lutPatch(dst *byte, src *uint8, stride, p, chanStride, copies, copyStride int, lut *[3][256]uint32, es int)
 //
 // Per patch row, eight pixels at a time (the last eight of a row overlap
@@ -42,36 +77,16 @@ GLOBL shufB<>(SB), RODATA|NOPTR, $32
 // three channel planes of every temporal copy: as dwords when es is 4, or
 // packed to words when es is 2.
 TEXT ·lutPatch(SB), NOSPLIT, $0-72
-	MOVQ dst+0(FP), DI
-	MOVQ src+8(FP), SI
-	MOVQ stride+16(FP), AX
-	MOVQ p+24(FP), BX
-	MOVQ chanStride+32(FP), CX
-	MOVQ copies+40(FP), DX
-	MOVQ copyStride+48(FP), R9
+	PATCHARGS
 	MOVQ lut+56(FP), R8
-	VMOVDQU shufR<>(SB), Y14
-	VMOVDQU shufG<>(SB), Y13
-	VMOVDQU shufB<>(SB), Y12
+	SHUFFLES
 	MOVQ BX, R10           // patch rows left
 
 row:
 	XORQ R11, R11          // pixel offset in the row
 
 chunk:
-	MOVQ BX, R12
-	SUBQ $8, R12
-	CMPQ R11, R12
-	CMOVQGT R12, R11       // x = min(x, p-8)
-	LEAQ (R11)(R11*2), R13
-	ADDQ SI, R13           // the group's first source byte
-	VMOVDQU (R13), X0
-	VMOVQ 12(R13), X1
-	VPINSRD $2, 20(R13), X1, X1
-	VINSERTI128 $1, X1, Y0, Y0
-	VPSHUFB Y14, Y0, Y1
-	VPSHUFB Y13, Y0, Y2
-	VPSHUFB Y12, Y0, Y3
+	GROUP8
 	VPCMPEQD Y4, Y4, Y4
 	VPXOR Y5, Y5, Y5
 	VPGATHERDD Y4, (R8)(Y1*4), Y5
@@ -142,37 +157,17 @@ next:
 // eight copies of each channel's mean (at 8, 40, 72) and std (at 104,
 // 136, 168).
 TEXT ·affinePatch(SB), NOSPLIT, $0-64
-	MOVQ dst+0(FP), DI
-	MOVQ src+8(FP), SI
-	MOVQ stride+16(FP), AX
-	MOVQ p+24(FP), BX
-	MOVQ chanStride+32(FP), CX
-	MOVQ copies+40(FP), DX
-	MOVQ copyStride+48(FP), R9
+	PATCHARGS
 	MOVQ k+56(FP), R8
 	VBROADCASTSD (R8), Y15
-	VMOVDQU shufR<>(SB), Y14
-	VMOVDQU shufG<>(SB), Y13
-	VMOVDQU shufB<>(SB), Y12
+	SHUFFLES
 	MOVQ BX, R10           // patch rows left
 
 arow:
 	XORQ R11, R11          // pixel offset in the row
 
 achunk:
-	MOVQ BX, R12
-	SUBQ $8, R12
-	CMPQ R11, R12
-	CMOVQGT R12, R11       // x = min(x, p-8)
-	LEAQ (R11)(R11*2), R13
-	ADDQ SI, R13           // the group's first source byte
-	VMOVDQU (R13), X0
-	VMOVQ 12(R13), X1
-	VPINSRD $2, 20(R13), X1, X1
-	VINSERTI128 $1, X1, Y0, Y0
-	VPSHUFB Y14, Y0, Y1
-	VPSHUFB Y13, Y0, Y2
-	VPSHUFB Y12, Y0, Y3
+	GROUP8
 	AFFINE(Y1, X1, Y4, X4, Y5, X5, 8, 104)
 	AFFINE(Y2, X2, Y4, X4, Y6, X6, 40, 136)
 	AFFINE(Y3, X3, Y4, X4, Y7, X7, 72, 168)
