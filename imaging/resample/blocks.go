@@ -141,7 +141,7 @@ func blockWeight(w []int32, j, l int) int32 {
 	half := 16 * uint(j%2)
 	hi := int16(uint32(w[48*(j/2)+l]) >> half)
 	lo := uint16(uint32(w[48*(j/2)+24+l]) >> half)
-	return int32(hi)<<12 + int32(lo&4095)
+	return int32(hi)<<12 + int32(lo)
 }
 
 // splitOffset is the byte offset of source pixel p in the split copy of

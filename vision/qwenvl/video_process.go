@@ -271,6 +271,7 @@ func (p *Processor) StartVideo(plan vision.VideoPlan, dt tensor.DType, dst []byt
 		s.doRescale != p.cfg.DoRescale || s.doNorm != p.cfg.DoNormalize {
 		vs.table = norm.New(norm.Params{Rescale: s.rescale, Mean: s.mean, Std: s.std, DoRescale: s.doRescale, DoNormalize: s.doNorm})
 	}
+	vs.aff, vs.stream = affineOf(vs.table), streams(len(dst))
 	return vs, nil
 }
 
@@ -282,6 +283,8 @@ type videoSink struct {
 	dst    []byte
 	l      layout
 	table  *norm.Table
+	aff    *affine // table's constants for the float32 kernel, or nil
+	stream bool    // dst is written with streaming stores (streams)
 	filter resample.Filter
 
 	mu      sync.Mutex
@@ -407,7 +410,7 @@ func (v *videoSink) writeGroup(g int, frames []*imaging.RGB) {
 	bytesPer := rowsPer * v.l.cols() * es
 	out := v.dst[g*bytesPer : (g+1)*bytesPer]
 	if es == 4 {
-		patchifyGroup32Auto(out, frames, v.l, v.table.Bits32(), affineOf(v.table), streams(len(v.dst)))
+		patchifyGroup32Auto(out, frames, v.l, v.table.Bits32(), v.aff, v.stream)
 	} else {
 		patchifyGroup16Auto(out, frames, v.l, v.table.Bits16(v.dt))
 	}

@@ -39,8 +39,8 @@ func lastVia(s string) string {
 		if i > 0 && isWordByte(s[i-1]) {
 			continue
 		}
+		after := s[i+4:]
 		for _, t := range []string{"shm", "inline"} {
-			after := s[i+4:]
 			if strings.HasPrefix(after, t) && (len(after) == len(t) || !isWordByte(after[len(t)])) {
 				return t
 			}
