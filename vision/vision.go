@@ -3,6 +3,7 @@ package vision
 import (
 	"context"
 	"fmt"
+	"io"
 	"time"
 
 	"github.com/mmgate/mmgate/imaging"
@@ -144,4 +145,8 @@ type RowProcessor interface {
 	// whose rows src yields top to bottom; dst gets the same bytes. Every
 	// row of src is read.
 	ProcessRows(ctx context.Context, src resample.RowReader, plan Plan, dt tensor.DType, dst []byte) (Timings, error)
+	// StreamRows is ProcessRows with the bytes written to w in order, a
+	// part at a time, instead of into a tensor: the tensor is never held
+	// whole. An error from w ends the call and is returned wrapped.
+	StreamRows(ctx context.Context, src resample.RowReader, plan Plan, dt tensor.DType, w io.Writer) (Timings, error)
 }

@@ -3,6 +3,7 @@ package imageprep
 import (
 	"context"
 	"fmt"
+	"io"
 	"runtime"
 	"time"
 
@@ -85,6 +86,14 @@ type Request struct {
 	Overrides vision.Overrides // per-request min/max pixels (zero: model defaults)
 	DType     tensor.DType     // output dtype; zero means Float32
 	Alloc     Allocator        // nil means HeapAllocator
+
+	// Sink, when not nil, takes the tensor of an image that streams:
+	// once the image is planned, Image writes its pixel_values, in order,
+	// to the writer Sink returns, without ever holding them whole, and the
+	// Result's Data is nil. An image that does not stream is allocated
+	// with Alloc and returned in Data as without Sink. An error from Sink
+	// or its writer fails the call at StageProcess.
+	Sink func(plan vision.Plan, dt tensor.DType) (io.Writer, error)
 }
 
 // Timings are the wall times of one call's stages. Waiting for a
@@ -99,7 +108,7 @@ type Timings struct {
 type Result struct {
 	Plan    vision.Plan  // grid, tokens, shape, resized size
 	DType   tensor.DType // element type of Data
-	Data    []byte       // Plan.Bytes(DType) bytes from the Allocator, little-endian, row-major
+	Data    []byte       // Plan.Bytes(DType) bytes from the Allocator, little-endian, row-major; nil when they went to Request.Sink
 	Format  string       // decoded container format
 	Exact   bool         // the decoder is Pillow-exact
 	Timings Timings

@@ -12,7 +12,8 @@ import (
 // This file answers: when does an image skip the whole decoded image? When
 // the decoder can stream the file's rows (RowDecoder) and the processor
 // can take them (vision.RowProcessor), decoding, resizing and patchifying
-// run interleaved, and only the tensor is ever large. The bytes are those
+// run interleaved, and only the tensor is ever large (with Request.Sink,
+// not even the tensor: it leaves a block row at a time). The bytes are those
 // of the whole-image path; a file that turns out corrupt is decoded again
 // whole, so that its error is the one the whole-image path reports.
 
@@ -94,13 +95,21 @@ func (p *Preprocessor) streamImage(ctx context.Context, req Request, dt tensor.D
 		// corrupt reports its decode error first there.
 		return nil, false, nil
 	}
-	buf, err := allocate(alloc, plan.Bytes(dt))
-	if err != nil {
-		return nil, true, err
-	}
-	res = &Result{Plan: plan, DType: dt, Data: buf, Format: rows.Format, Exact: rows.Exact}
+	res = &Result{Plan: plan, DType: dt, Format: rows.Format, Exact: rows.Exact}
 	in := &readErrRows{r: rows.Reader}
-	tm, err := rp.ProcessRows(ctx, in, plan, dt, buf)
+	var tm vision.Timings
+	if req.Sink != nil {
+		w, serr := req.Sink(plan, dt)
+		if serr != nil {
+			return nil, true, stageErr(StageProcess, serr)
+		}
+		tm, err = rp.StreamRows(ctx, in, plan, dt, w)
+	} else {
+		if res.Data, err = allocate(alloc, plan.Bytes(dt)); err != nil {
+			return nil, true, err
+		}
+		tm, err = rp.ProcessRows(ctx, in, plan, dt, res.Data)
+	}
 	if in.err != nil {
 		return res, true, p.decodeError(ctx, req.Data, in.err)
 	}

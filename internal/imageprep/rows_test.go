@@ -2,7 +2,10 @@ package imageprep
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"testing"
@@ -41,7 +44,7 @@ func TestGoldenStreaming(t *testing.T) {
 	doc := loadGolden(t)
 	preps := newStreamingPreprocessors(t)
 	ctx := context.Background()
-	streamed := 0
+	streamed, sunk := 0, 0
 	for _, gf := range doc.Files {
 		data, err := os.ReadFile(filepath.Join(corpusDir, filepath.FromSlash(gf.File)))
 		if err != nil {
@@ -72,10 +75,23 @@ func TestGoldenStreaming(t *testing.T) {
 			if got := hexSum(res.Data); got != gc.SHA256 {
 				t.Errorf("%s: pixel_values sha256 %s, want %s", name, got, gc.SHA256)
 			}
+			if gc.Override != "default" {
+				continue // one budget through a Sink is enough: the bytes are the same
+			}
+			sunk++
+			sum := sha256.New()
+			res, err = p.Image(ctx, Request{Data: data, Overrides: o, DType: tensor.Float32, Sink: sinkTo(sum)})
+			if err != nil || res.Data != nil {
+				t.Errorf("%s with a Sink: err %v, Data held: %v", name, err, res != nil && res.Data != nil)
+				continue
+			}
+			if got := hex.EncodeToString(sum.Sum(nil)); got != gc.SHA256 {
+				t.Errorf("%s: streamed pixel_values sha256 %s, want %s", name, got, gc.SHA256)
+			}
 		}
 	}
-	if streamed == 0 && media.Exact() {
-		t.Error("no golden case streamed")
+	if (streamed == 0 || sunk == 0) && media.Exact() {
+		t.Errorf("%d golden cases streamed, %d of them to a Sink", streamed, sunk)
 	}
 }
 
@@ -107,6 +123,69 @@ func TestStreamingCorruptRows(t *testing.T) {
 	if res == nil || res.Data == nil {
 		t.Error("no Result to release the tensor of")
 	}
+}
+
+// sinkTo is a Request.Sink that writes every tensor to w.
+func sinkTo(w io.Writer) func(vision.Plan, tensor.DType) (io.Writer, error) {
+	return func(vision.Plan, tensor.DType) (io.Writer, error) { return w, nil }
+}
+
+// failingWriter refuses every write.
+type failingWriter struct{ err error }
+
+func (f failingWriter) Write([]byte) (int, error) { return 0, f.err }
+
+// A Sink that fails, or whose writer does, fails the image at the process
+// stage with its error; a corrupt file streamed to a Sink is refused as
+// without one. The Sink sees the plan and dtype the Result reports.
+func TestStreamingSink(t *testing.T) {
+	p := newStreamingPreprocessors(t)["qwen2.5-vl"]
+	ctx := context.Background()
+	img, err := os.ReadFile(filepath.Join("..", "..", "media", "testdata", "corpus", "jpeg_420.jpg"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !p.Streams(img, vision.Overrides{}) {
+		t.Skip("this build does not stream JPEG rows")
+	}
+	var gotPlan vision.Plan
+	var gotDT tensor.DType
+	var n countWriter
+	res, err := p.Image(ctx, Request{Data: img, DType: tensor.BFloat16, Sink: func(pl vision.Plan, dt tensor.DType) (io.Writer, error) {
+		gotPlan, gotDT = pl, dt
+		return &n, nil
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if gotPlan != res.Plan || gotDT != tensor.BFloat16 || int(n) != res.Plan.Bytes(tensor.BFloat16) || res.Data != nil {
+		t.Errorf("Sink saw %v %v and took %d bytes; Result %v, %d bytes held", gotPlan, gotDT, n, res.Plan, len(res.Data))
+	}
+	boom := errors.New("boom")
+	_, err = p.Image(ctx, Request{Data: img, Sink: func(vision.Plan, tensor.DType) (io.Writer, error) { return nil, boom }})
+	if StageOf(err) != StageProcess || !errors.Is(err, boom) {
+		t.Errorf("failing Sink: err = %v, want a process-stage error wrapping it", err)
+	}
+	_, err = p.Image(ctx, Request{Data: img, Sink: sinkTo(failingWriter{boom})})
+	if StageOf(err) != StageProcess || !errors.Is(err, boom) {
+		t.Errorf("failing writer: err = %v, want a process-stage error wrapping it", err)
+	}
+	corrupt, err := os.ReadFile(filepath.Join("..", "..", "media", "testdata", "corpus", "jpeg_sof_in_scan.jpg"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err = p.Image(ctx, Request{Data: corrupt, Sink: sinkTo(io.Discard)})
+	if StageOf(err) != StageDecode || !errors.Is(err, media.ErrCorrupt) || res == nil || res.Data != nil {
+		t.Errorf("corrupt file with a Sink: err = %v, want a decode-stage media.ErrCorrupt and a Result holding nothing", err)
+	}
+}
+
+// countWriter counts the bytes written to it.
+type countWriter int
+
+func (c *countWriter) Write(b []byte) (int, error) {
+	*c += countWriter(len(b))
+	return len(b), nil
 }
 
 func newGoldenPreprocessor(t *testing.T) *Preprocessor {

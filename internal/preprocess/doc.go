@@ -15,16 +15,18 @@
 // written in input order, as soon as each line and every line before it is
 // ready: a Line or VideoLine for an accepted input, an ErrorLine for a
 // refused one. A model family's extra fields (Qwen-VL: grid_thw) follow
-// "file", in the family's order. The optional sha256 and .npy file are made
-// after the timed work and are not part of the timings.
+// "file", in the family's order. The optional sha256 and .npy file are not
+// part of the timings.
 //
 // Memory stays close to the tensors in flight. A JPEG that can stream
 // (imageprep.StreamingDecoder) goes from decoder to tensor a band of rows
 // at a time, its rows decoded ahead in a goroutine of its own, so that
-// neither the decoded nor the resized image is ever held whole. Each
-// tensor lives in a mapping of its own (package internal/tensormem),
-// handed back once the tensor has been hashed or written and reused by
-// the worker's next image. For the images that do not stream, the Go heap
+// neither the decoded nor the resized image is ever held whole — nor its
+// tensor: each merged block row goes to the hash and the .npy file as soon
+// as it is made, from one buffer reused for the next. The tensor of an
+// image that does not stream lives in a mapping of its own (package
+// internal/tensormem), handed back once the tensor has been hashed or
+// written and reused by the worker's next image. For those images the Go heap
 // is warmed with huge pages and large resized images hand the decoded
 // image's pages back to the OS before their tensor is filled.
 //

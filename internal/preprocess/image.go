@@ -21,21 +21,28 @@ func newImageDecoder(bg *[3]uint8) (imageprep.Decoder, error) {
 	return imageprep.StreamingDecoder(d), nil
 }
 
-// image runs one image and returns its line. The tensor lives in memory
-// mapped for it alone and is unmapped before returning, after the optional
-// hash and .npy file.
+// image runs one image and returns its line. An image that streams hands
+// its tensor to the hash and the .npy file a block row at a time; any
+// other lives in memory mapped for it alone, unmapped before returning,
+// after the hash and the file.
 func (r *Runner) image(ctx context.Context, name string, data []byte, npyPath string) any {
+	out := r.newOut(npyPath)
 	res, err := r.images.Image(ctx, imageprep.Request{
 		Data:      data,
 		Overrides: vision.Overrides{MinPixels: r.o.MinPixels, MaxPixels: r.o.MaxPixels},
 		DType:     r.o.DType,
 		Alloc:     r.mem.Reuse, // every byte of an image's tensor is written
+		Sink:      out.sink,
 	})
 	data = nil // the encoded file is garbage while the tensor is hashed or written
 	if res != nil && res.Data != nil {
 		defer r.mem.Free(res.Data)
 	}
 	if err != nil {
+		out.discard()
+		if out.err != nil {
+			return refuse(name, out.err)
+		}
 		return refuse(name, err)
 	}
 	line := Line{
@@ -51,10 +58,13 @@ func (r *Runner) image(ctx context.Context, name string, data []byte, npyPath st
 			NormalizePatchify: ms(res.Timings.NormalizePatchify),
 		},
 	}
-	sum, err := r.emit(npyPath, res.DType, res.Shape(), res.Data)
+	if res.Data == nil {
+		line.SHA256, err = out.finish()
+	} else {
+		line.SHA256, err = r.emit(npyPath, res.DType, res.Shape(), res.Data)
+	}
 	if err != nil {
 		return refuse(name, err)
 	}
-	line.SHA256 = sum
 	return line
 }

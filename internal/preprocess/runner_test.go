@@ -3,7 +3,9 @@ package preprocess
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -95,5 +97,64 @@ func TestDispatchOrder(t *testing.T) {
 		if !strings.HasPrefix(lines[i], `{"file":"`+name+`"`) {
 			t.Errorf("line %d is %.60s, want %s's", i, lines[i], name)
 		}
+	}
+}
+
+// A tensor whose .npy file cannot be written whole — a streamed JPEG's,
+// failing part way, or a PNG's, held whole — gets an error line saying
+// why, and no file is left; the other inputs still get theirs, with the
+// hashes they have without a file.
+func TestNPYWriteFails(t *testing.T) {
+	if _, err := os.Stat("/dev/full"); err != nil {
+		t.Skip("no /dev/full")
+	}
+	model, err := builtin.New().Open("qwen2.5-vl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	jpg := filepath.Join(photos, "Garden.jpg")
+	png := filepath.Join(photos, "synth", "png_rgba.png")
+	good := filepath.Join(photos, "synth", "exif_6.jpg")
+	run := func(dir string) []map[string]any {
+		t.Helper()
+		r, err := New(Options{Model: model, Hash: true, OutDir: dir})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer r.Close()
+		var out bytes.Buffer
+		err = r.Run(context.Background(), []string{jpg, png, good}, &out)
+		if dir != "" && !errors.Is(err, ErrRefused) {
+			t.Errorf("Run: %v, want ErrRefused", err)
+		}
+		var lines []map[string]any
+		for _, l := range strings.Split(strings.TrimSpace(out.String()), "\n") {
+			var m map[string]any
+			if err := json.Unmarshal([]byte(l), &m); err != nil {
+				t.Fatalf("line %q: %v", l, err)
+			}
+			lines = append(lines, m)
+		}
+		return lines
+	}
+	want := run("")
+	dir := t.TempDir()
+	for _, name := range []string{"Garden.npy", "png_rgba.npy"} {
+		if err := os.Symlink("/dev/full", filepath.Join(dir, name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got := run(dir)
+	for i := range 2 {
+		if e, _ := got[i]["error"].(string); !strings.Contains(e, "no space left") {
+			t.Errorf("line %d: %v, want an error line saying the disk is full", i, got[i])
+		}
+	}
+	if got[2]["sha256"] == nil || got[2]["sha256"] != want[2]["sha256"] {
+		t.Errorf("the good input's line %v, want the hash %v", got[2], want[2]["sha256"])
+	}
+	ents, _ := os.ReadDir(dir)
+	if len(ents) != 1 || ents[0].Name() != "exif_6.npy" {
+		t.Errorf("files left: %v, want exif_6.npy alone", ents)
 	}
 }

@@ -3,6 +3,7 @@ package qwenvl
 import (
 	"context"
 	"fmt"
+	"io"
 	"time"
 
 	"github.com/mmgate/mmgate/imaging"
@@ -14,8 +15,9 @@ import (
 // This file answers: how does an image go from decoder to pixel_values
 // without being held whole? The resize streams (resample.ResizeRows) into
 // a band of one merged block row — merge·patch rows — and each full band
-// is normalized and patchified into its own contiguous part of dst while
-// the next rows are decoded. The kernels are ProcessImage's, run on a
+// is normalized and patchified into its own contiguous part of dst (or,
+// with StreamRows, into one reused buffer that goes to a writer) while the
+// next rows are decoded. The kernels are ProcessImage's, run on a
 // layout of one block row, so the bytes are the same.
 
 var _ vision.RowProcessor = (*Processor)(nil)
@@ -29,25 +31,67 @@ func (p *Processor) StreamsPlan(plan vision.Plan) bool {
 
 // ProcessRows implements vision.RowProcessor.
 func (p *Processor) ProcessRows(ctx context.Context, src resample.RowReader, plan vision.Plan, dt tensor.DType, dst []byte) (vision.Timings, error) {
-	var tm vision.Timings
-	if err := p.checkRowsPlan(plan, dt, dst); err != nil {
-		return tm, fmt.Errorf("qwenvl: process rows: %w", err)
+	if err := p.checkRowsPlan(plan, dt); err != nil {
+		return vision.Timings{}, fmt.Errorf("qwenvl: process rows: %w", err)
 	}
+	if n := plan.Bytes(dt); len(dst) != n {
+		return vision.Timings{}, fmt.Errorf("qwenvl: process rows: dst is %d bytes, want %d: %w", len(dst), n, vision.ErrBadInput)
+	}
+	part := func(bh, n int) []byte { return dst[bh*n : (bh+1)*n] }
+	return p.rows(ctx, src, plan, dt, part, nil)
+}
+
+// StreamRows implements vision.RowProcessor: each band's block row is
+// written into one reused buffer and then to w, so that the tensor is
+// never held whole. The buffer takes ordinary stores: it stays in cache
+// from one band to the next.
+func (p *Processor) StreamRows(ctx context.Context, src resample.RowReader, plan vision.Plan, dt tensor.DType, w io.Writer) (vision.Timings, error) {
+	if err := p.checkRowsPlan(plan, dt); err != nil {
+		return vision.Timings{}, fmt.Errorf("qwenvl: stream rows: %w", err)
+	}
+	var buf []byte
+	part := func(_, n int) []byte {
+		if buf == nil {
+			buf = make([]byte, n)
+		}
+		return buf
+	}
+	write := func(b []byte) error {
+		_, err := w.Write(b)
+		return err
+	}
+	return p.rows(ctx, src, plan, dt, part, write)
+}
+
+// rows resizes src's rows into bands of one merged block row and writes
+// each band's normalized patches into part(bh, n), the n bytes of block
+// row bh; written, when not nil, takes them before the next band. Its
+// time is not the kernels'.
+func (p *Processor) rows(ctx context.Context, src resample.RowReader, plan vision.Plan, dt tensor.DType,
+	part func(bh, n int) []byte, written func([]byte) error) (vision.Timings, error) {
+	var tm vision.Timings
 	rr := p.resizer.(vision.RowResizer)
 	bandH := p.cfg.MergeSize * p.cfg.PatchSize
 	band := imaging.NewRGB(plan.Width, bandH)
 	l := layout{p: p.cfg.PatchSize, m: p.cfg.MergeSize, tau: p.cfg.TemporalPatchSize, gh: p.cfg.MergeSize, gw: plan.GridW}
 	blockBytes := l.blockRows() * l.cols() * dt.Size()
-	kernel := p.bandKernel(dt, l)
+	kernel := p.bandKernel(dt, l, written == nil)
+	var out time.Duration
 	emit := func(y0, n int) error {
 		if n != bandH {
 			return fmt.Errorf("qwenvl: band of %d rows at row %d: %w", n, y0, vision.ErrBadInput)
 		}
 		t0 := time.Now()
-		bh := y0 / bandH
-		kernel(dst[bh*blockBytes:(bh+1)*blockBytes], band.Pix, band.Stride())
-		tm.NormalizePatchify += time.Since(t0)
-		return nil
+		dst := part(y0/bandH, blockBytes)
+		kernel(dst, band.Pix, band.Stride())
+		t1 := time.Now()
+		tm.NormalizePatchify += t1.Sub(t0)
+		if written == nil {
+			return nil
+		}
+		err := written(dst)
+		out += time.Since(t1)
+		return err
 	}
 	in := &timedRows{src: src}
 	t0 := time.Now()
@@ -56,15 +100,16 @@ func (p *Processor) ProcessRows(ctx context.Context, src resample.RowReader, pla
 	}
 	tm.Read = in.took
 	if plan.Width != plan.SourceWidth || plan.Height != plan.SourceHeight {
-		tm.Resize = time.Since(t0) - in.took - tm.NormalizePatchify
+		tm.Resize = time.Since(t0) - in.took - tm.NormalizePatchify - out
 	}
 	return tm, nil
 }
 
-// bandKernel returns the normalize+patchify kernel of dtype dt for one
-// band of layout l (one merged block row).
-func (p *Processor) bandKernel(dt tensor.DType, l layout) func(dst []byte, pix []uint8, stride int) {
-	stream := streams(l.gh * l.gw * l.cols() * dt.Size())
+// bandKernel returns the normalize+patchify kernel of dtype dt
+// for one band of layout l (one merged block row); whole says the band
+// is part of a whole tensor in memory, which may take streaming stores.
+func (p *Processor) bandKernel(dt tensor.DType, l layout, whole bool) func(dst []byte, pix []uint8, stride int) {
+	stream := whole && streams(l.gh*l.gw*l.cols()*dt.Size())
 	if dt == tensor.Float32 {
 		lut, aff := p.table.Bits32(), affineOf(p.table)
 		return func(dst []byte, pix []uint8, stride int) { patchify32Auto(dst, pix, stride, l, lut, aff, stream, 0, 1) }
@@ -73,14 +118,11 @@ func (p *Processor) bandKernel(dt tensor.DType, l layout) func(dst []byte, pix [
 	return func(dst []byte, pix []uint8, stride int) { patchify16Auto(dst, pix, stride, l, lut, stream, 0, 1) }
 }
 
-// checkRowsPlan is checkPlan without an image: a float dtype, a dst of the
-// plan's size, a plan this processor makes and one it streams.
-func (p *Processor) checkRowsPlan(plan vision.Plan, dt tensor.DType, dst []byte) error {
+// checkRowsPlan is checkPlan without an image: a float dtype, a plan this
+// processor makes and one it streams.
+func (p *Processor) checkRowsPlan(plan vision.Plan, dt tensor.DType) error {
 	if !dt.IsFloat() {
 		return fmt.Errorf("dtype %v: %w", dt, vision.ErrUnsupported)
-	}
-	if n := plan.Bytes(dt); len(dst) != n {
-		return fmt.Errorf("dst is %d bytes, want %d: %w", len(dst), n, vision.ErrBadInput)
 	}
 	if err := p.checkPlanShape(plan); err != nil {
 		return err

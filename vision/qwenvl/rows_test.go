@@ -60,6 +60,14 @@ func TestProcessRowsEqualsProcessImage(t *testing.T) {
 				if in.next != src.Height {
 					t.Errorf("%s %v: %d of %d rows read", name, sz, in.next, src.Height)
 				}
+				var streamed bytes.Buffer
+				in = &imageRows{img: src}
+				if _, err := p.StreamRows(ctx, in, plan, dt, &streamed); err != nil {
+					t.Fatal(err)
+				}
+				if !bytes.Equal(streamed.Bytes(), want) {
+					t.Errorf("%s %dx%d %s: streamed bytes differ at byte %d", name, sz[0], sz[1], dt, firstDiff(streamed.Bytes(), want))
+				}
 			}
 		}
 	}
@@ -103,5 +111,55 @@ func TestProcessRowsErrors(t *testing.T) {
 	}
 	if q.StreamsPlan(plan) {
 		t.Error("a processor whose resizer cannot stream claims to")
+	}
+}
+
+// failAfter is a writer that fails once it has taken n bytes.
+type failAfter struct {
+	n, took int
+	writes  int
+}
+
+var errFull = errors.New("full")
+
+func (f *failAfter) Write(b []byte) (int, error) {
+	f.writes++
+	if f.took+len(b) > f.n {
+		return 0, errFull
+	}
+	f.took += len(b)
+	return len(b), nil
+}
+
+// StreamRows writes one block row per call, refuses what ProcessRows
+// refuses before reading a row, and stops at its writer's first error,
+// which it returns wrapped.
+func TestStreamRowsWriter(t *testing.T) {
+	p := mustLoad(t, "qwen2.5-vl")
+	src := visiontest.Synth(300, 200, 3)
+	plan, err := p.PlanImage(src.Width, src.Height, vision.Overrides{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	block := plan.Bytes(tensor.Float32) / (plan.GridH / 2)
+	w := &failAfter{n: 1 << 30}
+	if _, err := p.StreamRows(ctx, &imageRows{img: src}, plan, tensor.Float32, w); err != nil {
+		t.Fatal(err)
+	}
+	if w.writes != plan.GridH/2 || w.took != plan.Bytes(tensor.Float32) {
+		t.Errorf("%d writes of %d bytes, want %d of %d", w.writes, w.took, plan.GridH/2, plan.Bytes(tensor.Float32))
+	}
+	w = &failAfter{n: 2 * block}
+	in := &imageRows{img: src}
+	if _, err := p.StreamRows(ctx, in, plan, tensor.Float32, w); !errors.Is(err, errFull) {
+		t.Errorf("err = %v, want the writer's", err)
+	}
+	if w.writes != 3 || in.next == src.Height {
+		t.Errorf("%d writes and %d of %d rows read after the writer failed on its third", w.writes, in.next, src.Height)
+	}
+	in = &imageRows{img: src}
+	if _, err := p.StreamRows(ctx, in, plan, tensor.Int64, w); !errors.Is(err, vision.ErrUnsupported) || in.next != 0 {
+		t.Errorf("integer dtype: err = %v after %d rows, want ErrUnsupported before any", err, in.next)
 	}
 }
