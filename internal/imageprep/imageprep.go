@@ -143,8 +143,8 @@ func Destination(dt tensor.DType, alloc Allocator) (tensor.DType, Allocator, err
 // error when ctx ended while waiting for a slot). When the failure comes
 // after allocation (StageProcess, or StageDecode of a streamed file whose
 // rows failed to decode), the returned Result is not nil and its Data is
-// the allocated buffer, so that the caller can release it; in every other
-// case the Result is nil.
+// the allocated buffer (nil when the tensor went to Request.Sink), so that
+// the caller can release it; in every other case the Result is nil.
 func (p *Preprocessor) Image(ctx context.Context, req Request) (*Result, error) {
 	dt, alloc, err := Destination(req.DType, req.Alloc)
 	if err != nil {
