@@ -10,8 +10,9 @@ import (
 // This file answers: which normalize + patchify kernel runs? The portable
 // kernels (patchify.go, video_process_kernel.go) are the reference; where the
 // CPU has a vector kernel (patchify_amd64.s: AVX2 table gathers, or for
-// float32 values of the affine form the same arithmetic as the table's) and
-// the geometry suits it, the functions below walk the same output rows and
+// float32 values of the affine form the same arithmetic as the table's;
+// patch16_amd64.s: AVX-512 byte permutes for 2-byte entries) and the
+// geometry suits it, the functions below walk the same output rows and
 // hand each patch to it. Both write the same bytes (patchify_simd_test.go
 // checks them bit for bit on random tables, parameters, images and
 // layouts).
@@ -151,16 +152,97 @@ func patchify32Auto(dst []byte, pix []uint8, stride int, l layout, lut *[3][256]
 // patchify16Auto is patchify16, with the vector kernel where it applies;
 // stream as for patchify32Auto.
 func patchify16Auto(dst []byte, pix []uint8, stride int, l layout, lut *[3][256]uint16, stream bool, bh0, bh1 int) {
+	patchify16With(dst, pix, stride, l, lut, vbmiFits(l), stream, bh0, bh1)
+}
+
+// patchify16With is patchify16Auto with the vector kernel chosen: vbmi for
+// vbmiPatch16, else the AVX2 gathers.
+func patchify16With(dst []byte, pix []uint8, stride int, l layout, lut *[3][256]uint16, vbmi, stream bool, bh0, bh1 int) {
 	if !imageSIMD(dst, pix, stride, l, 2, bh0, bh1) || bh0 == bh1 {
 		patchify16(dst, pix, stride, l, lut, bh0, bh1)
 		return
 	}
-	wide := widen16(lut)
+	k := newKernel16(lut, l.p, vbmi)
 	pp := l.p * l.p
 	plane := l.tau * pp * 2
 	eachBlockOut(dst, l, 3*plane, bh0, bh1, stream, func(out []byte, y0, x0 int) {
-		lutPatch(&out[0], &pix[y0*stride+x0], stride, l.p, plane, l.tau, pp*2, &wide, 2)
+		k.patch(&out[0], &pix[y0*stride+x0], stride, l.p, plane, l.tau, pp*2)
 	})
+}
+
+// maxVBMIPatch is the largest patch side vbmiPatch16 takes: two rows of
+// 2-byte entries fill one 64-byte register.
+const maxVBMIPatch = 16
+
+// vbmiFits reports whether vbmiPatch16 runs on this CPU for layout l.
+func vbmiFits(l layout) bool { return haveVBMI() && l.p <= maxVBMIPatch }
+
+// tables16 is what vbmiPatch16 reads for one 16-bit table and patch side
+// p (patch16_amd64.s names the offsets of its fields): the table split
+// into its low and high bytes, which byte permutes can look up; per
+// channel the VPERMB indices that put a source row's samples of that
+// channel in their places of a 64-byte register, which holds four patch
+// rows; per row of four the places it fills (a byte mask); and the masks
+// of a row's source bytes (3p), of one output row (p words) and of two
+// (2p words).
+//
+// The places follow the unpacking of the looked-up bytes into words:
+// unpacking the low halves of the register's 16-byte lanes gives words
+// 0-31 from places 16·(w/8) + w%8, unpacking the high halves words 0-31
+// from places 16·(w/8) + 8 + w%8. Words 0 to 2p-1 of the first unpack
+// are rows 0 and 1 in output order, those of the second rows 2 and 3.
+type tables16 struct {
+	lo, hi         [3][256]byte
+	idx            [3][64]byte
+	rows           [4]uint64
+	load, one, two uint64
+}
+
+// newTables16 builds vbmiPatch16's tables for lut and patch side p
+// (1 ≤ p ≤ maxVBMIPatch).
+func newTables16(lut *[3][256]uint16, p int) *tables16 {
+	t := new(tables16)
+	for c := range lut {
+		for v, x := range lut[c] {
+			t.lo[c][v], t.hi[c][v] = byte(x), byte(x>>8)
+		}
+	}
+	for place := range 64 {
+		half, w := place%16/8, place/16*8+place%8
+		if w >= 2*p {
+			continue
+		}
+		row, px := 2*half+w/p, w%p
+		for c := range 3 {
+			t.idx[c][place] = byte(3*px + c)
+		}
+		t.rows[row] |= 1 << place
+	}
+	t.load, t.one, t.two = 1<<(3*p)-1, 1<<p-1, 1<<(2*p)-1
+	return t
+}
+
+// kernel16 hands one patch to a 16-bit vector kernel: vbmiPatch16 when t
+// is set, else lutPatch with the table widened.
+type kernel16 struct {
+	t    *tables16
+	wide *[3][256]uint32
+}
+
+func newKernel16(lut *[3][256]uint16, p int, vbmi bool) kernel16 {
+	if vbmi {
+		return kernel16{t: newTables16(lut, p)}
+	}
+	wide := widen16(lut)
+	return kernel16{wide: &wide}
+}
+
+func (k kernel16) patch(dst *byte, src *uint8, stride, p, chanStride, copies, copyStride int) {
+	if k.t != nil {
+		vbmiPatch16(dst, src, stride, p, chanStride, copies, copyStride, k.t)
+		return
+	}
+	lutPatch(dst, src, stride, p, chanStride, copies, copyStride, k.wide, 2)
 }
 
 // groupSIMD reports whether the group kernels may write the rows of one
@@ -200,16 +282,22 @@ func patchifyGroup32Auto(dst []byte, frames []*imaging.RGB, l layout, lut *[3][2
 // patchifyGroup16Auto is patchifyGroup16, with the vector kernel where it
 // applies.
 func patchifyGroup16Auto(dst []byte, frames []*imaging.RGB, l layout, lut *[3][256]uint16) {
+	patchifyGroup16With(dst, frames, l, lut, vbmiFits(l))
+}
+
+// patchifyGroup16With is patchifyGroup16Auto with the vector kernel chosen
+// as for patchify16With.
+func patchifyGroup16With(dst []byte, frames []*imaging.RGB, l layout, lut *[3][256]uint16, vbmi bool) {
 	if !groupSIMD(dst, frames, l, 2) {
 		patchifyGroup16(dst, frames, l, lut)
 		return
 	}
-	wide := widen16(lut)
+	k := newKernel16(lut, l.p, vbmi)
 	plane := l.p * l.p * 2
 	eachPatch(l, 3*l.tau*plane, 0, l.gh/l.m, func(off, y0, x0 int) {
 		for ti, f := range frames {
 			stride := f.Width * 3
-			lutPatch(&dst[off+ti*plane], &f.Pix[y0*stride+x0], stride, l.p, l.tau*plane, 1, 0, &wide, 2)
+			k.patch(&dst[off+ti*plane], &f.Pix[y0*stride+x0], stride, l.p, l.tau*plane, 1, 0)
 		}
 	})
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"testing"
+	"unsafe"
 
 	"github.com/mmgate/mmgate/imaging"
 	"github.com/mmgate/mmgate/tensor"
@@ -117,6 +118,9 @@ func TestPatchifyAutoMatchesPortable(t *testing.T) {
 		agree(t, rng, l.gh*l.gw*l.cols()*2, what+" 16-bit",
 			func(d []byte) { patchify16(d, pix, stride, l, t16, bh0, bh1) },
 			func(d []byte) { patchify16Auto(d, pix, stride, l, t16, i%2 == 1, bh0, bh1) })
+		agree(t, rng, l.gh*l.gw*l.cols()*2, what+" 16-bit gathers",
+			func(d []byte) { patchify16(d, pix, stride, l, t16, bh0, bh1) },
+			func(d []byte) { patchify16With(d, pix, stride, l, t16, false, i%2 == 1, bh0, bh1) })
 		return imageSIMD(make([]byte, l.gh*l.gw*l.cols()*4), pix, stride, l, 4, bh0, bh1)
 	})
 }
@@ -137,6 +141,9 @@ func TestPatchifyGroupAutoMatchesPortable(t *testing.T) {
 		agree(t, rng, l.gh*l.gw*l.cols()*2, what+" 16-bit",
 			func(d []byte) { patchifyGroup16(d, frames, l, t16) },
 			func(d []byte) { patchifyGroup16Auto(d, frames, l, t16) })
+		agree(t, rng, l.gh*l.gw*l.cols()*2, what+" 16-bit gathers",
+			func(d []byte) { patchifyGroup16(d, frames, l, t16) },
+			func(d []byte) { patchifyGroup16With(d, frames, l, t16, false) })
 		return groupSIMD(make([]byte, l.gh*l.gw*l.cols()*4), frames, l, 4)
 	})
 }
@@ -163,6 +170,9 @@ func TestPatchifyAutoPresets(t *testing.T) {
 			agree(t, rng, l.gh*l.gw*l.cols()*2, preset+" 16-bit",
 				func(d []byte) { patchify16(d, img.Pix, stride, l, lut, 0, nb) },
 				func(d []byte) { patchify16Auto(d, img.Pix, stride, l, lut, false, 0, nb) })
+			agree(t, rng, l.gh*l.gw*l.cols()*2, preset+" 16-bit gathers",
+				func(d []byte) { patchify16(d, img.Pix, stride, l, lut, 0, nb) },
+				func(d []byte) { patchify16With(d, img.Pix, stride, l, lut, false, false, 0, nb) })
 		}
 	}
 }
@@ -215,6 +225,30 @@ func BenchmarkPatchKernels(b *testing.B) {
 			"stream":   func() { patchify32Auto(dst, img.Pix, img.Stride(), tc.l, lut, aff, true, 0, nb) },
 		} {
 			b.Run(tc.name+"/float32/"+name, func(b *testing.B) {
+				b.SetBytes(int64(len(dst)))
+				for b.Loop() {
+					k()
+				}
+			})
+		}
+	}
+	for _, tc := range []struct {
+		name string
+		l    layout
+	}{
+		{"qwen3-vl/1280x960", layout{p: 16, m: 2, tau: 2, gh: 60, gw: 80}},
+		{"qwen2.5-vl/1288x980", layout{p: 14, m: 2, tau: 2, gh: 70, gw: 92}},
+	} {
+		img := visiontest.Synth(tc.l.gw*tc.l.p, tc.l.gh*tc.l.p, 0)
+		lut := loadPreset(b, "qwen3-vl").table.Bits16(tensor.BFloat16)
+		dst := make([]byte, tc.l.gh*tc.l.gw*tc.l.cols()*2)
+		nb := tc.l.gh / tc.l.m
+		for name, k := range map[string]func(){
+			"portable": func() { patchify16(dst, img.Pix, img.Stride(), tc.l, lut, 0, nb) },
+			"auto":     func() { patchify16Auto(dst, img.Pix, img.Stride(), tc.l, lut, false, 0, nb) },
+			"gather":   func() { patchify16With(dst, img.Pix, img.Stride(), tc.l, lut, false, false, 0, nb) },
+		} {
+			b.Run(tc.name+"/bfloat16/"+name, func(b *testing.B) {
 				b.SetBytes(int64(len(dst)))
 				for b.Loop() {
 					k()
@@ -297,5 +331,59 @@ func TestPatchifyAffineMatchesTable(t *testing.T) {
 	}
 	if haveSIMD() && vector < len(params)/2 {
 		t.Fatalf("only %d of %d cases ran the vector kernel", vector, len(params))
+	}
+}
+
+// TestVBMIPatch16 runs vbmiPatch16 on its own against the portable
+// kernel's bytes for every patch side it takes (each number of rows left
+// for its last group of four), temporal copies 1-3, random tables and
+// sources whose rows end right at the last byte the patch reads: the
+// masked loads must not read past it, and the masked stores must leave
+// every byte around the patch as it was.
+func TestVBMIPatch16(t *testing.T) {
+	if !haveVBMI() {
+		t.Skip("no AVX-512 VBMI on this CPU")
+	}
+	rng := rand.New(rand.NewPCG(17, 5))
+	for p := 1; p <= maxVBMIPatch; p++ {
+		for copies := 1; copies <= 3; copies++ {
+			_, lut := randomTables(rng)
+			stride := 3*p + rng.IntN(7)
+			src := garbage(rng, (p-1)*stride+3*p)
+			pp := p * p
+			plane := copies * pp * 2
+			want := garbage(rng, 3*plane+64)
+			got := bytes.Clone(want)
+			for c := range 3 {
+				for py := range p {
+					for px := range p {
+						v := lut[c][src[py*stride+3*px+c]]
+						for ti := range copies {
+							o := 32 + c*plane + ti*pp*2 + (py*p+px)*2
+							want[o], want[o+1] = byte(v), byte(v>>8)
+						}
+					}
+				}
+			}
+			vbmiPatch16(&got[32], &src[0], stride, p, plane, copies, pp*2, newTables16(lut, p))
+			if !bytes.Equal(got, want) {
+				t.Fatalf("p %d copies %d: differs at byte %d", p, copies, firstDiff(got, want)-32)
+			}
+		}
+	}
+}
+
+// TestTables16Layout: the field offsets patch16_amd64.s reads.
+func TestTables16Layout(t *testing.T) {
+	var x tables16
+	for name, got := range map[string]uintptr{
+		"lo": unsafe.Offsetof(x.lo), "hi": unsafe.Offsetof(x.hi), "idx": unsafe.Offsetof(x.idx),
+		"rows": unsafe.Offsetof(x.rows), "load": unsafe.Offsetof(x.load), "one": unsafe.Offsetof(x.one),
+		"two": unsafe.Offsetof(x.two),
+	} {
+		want := map[string]uintptr{"lo": 0, "hi": 768, "idx": 1536, "rows": 1728, "load": 1760, "one": 1768, "two": 1776}[name]
+		if got != want {
+			t.Errorf("tables16.%s at %d, the assembly reads %d", name, got, want)
+		}
 	}
 }
