@@ -202,11 +202,13 @@ func TestPatchifyAutoFallsBack(t *testing.T) {
 }
 
 // BenchmarkPatchKernels compares the portable and the dispatched kernels
-// (for images also the table gathers the affine kernel replaces) on one
-// worker: a 1280×960 image at the Qwen3-VL geometry, a 2548×1596 one at
-// the Qwen2.5-VL geometry (patch 14), and one temporal group of two
-// 1056×576 video frames.
+// (for images also the table gathers the affine and the VBMI kernels
+// replace) on one worker: a 1280×960 image at the Qwen3-VL geometry, a
+// 2548×1596 one at the Qwen2.5-VL geometry (patch 14) in float32, the
+// Qwen3-VL one and a 1288×980 one at patch 14 in bfloat16, and one
+// temporal group of two 1056×576 video frames.
 func BenchmarkPatchKernels(b *testing.B) {
+	p := loadPreset(b, "qwen3-vl")
 	for _, tc := range []struct {
 		name string
 		l    layout
@@ -215,22 +217,14 @@ func BenchmarkPatchKernels(b *testing.B) {
 		{"qwen2.5-vl/2548x1596", layout{p: 14, m: 2, tau: 2, gh: 114, gw: 182}},
 	} {
 		img := visiontest.Synth(tc.l.gw*tc.l.p, tc.l.gh*tc.l.p, 0)
-		p := loadPreset(b, "qwen3-vl")
 		dst := make([]byte, tc.l.gh*tc.l.gw*tc.l.cols()*4)
 		lut, aff, nb := p.table.Bits32(), affineOf(p.table), tc.l.gh/tc.l.m
-		for name, k := range map[string]func(){
+		benchKernels(b, tc.name+"/float32/", len(dst), map[string]func(){
 			"portable": func() { patchify32(dst, img.Pix, img.Stride(), tc.l, lut, 0, nb) },
 			"auto":     func() { patchify32Auto(dst, img.Pix, img.Stride(), tc.l, lut, aff, false, 0, nb) },
 			"gather":   func() { patchify32Auto(dst, img.Pix, img.Stride(), tc.l, lut, nil, false, 0, nb) },
 			"stream":   func() { patchify32Auto(dst, img.Pix, img.Stride(), tc.l, lut, aff, true, 0, nb) },
-		} {
-			b.Run(tc.name+"/float32/"+name, func(b *testing.B) {
-				b.SetBytes(int64(len(dst)))
-				for b.Loop() {
-					k()
-				}
-			})
-		}
+		})
 	}
 	for _, tc := range []struct {
 		name string
@@ -240,32 +234,29 @@ func BenchmarkPatchKernels(b *testing.B) {
 		{"qwen2.5-vl/1288x980", layout{p: 14, m: 2, tau: 2, gh: 70, gw: 92}},
 	} {
 		img := visiontest.Synth(tc.l.gw*tc.l.p, tc.l.gh*tc.l.p, 0)
-		lut := loadPreset(b, "qwen3-vl").table.Bits16(tensor.BFloat16)
 		dst := make([]byte, tc.l.gh*tc.l.gw*tc.l.cols()*2)
-		nb := tc.l.gh / tc.l.m
-		for name, k := range map[string]func(){
+		lut, nb := p.table.Bits16(tensor.BFloat16), tc.l.gh/tc.l.m
+		benchKernels(b, tc.name+"/bfloat16/", len(dst), map[string]func(){
 			"portable": func() { patchify16(dst, img.Pix, img.Stride(), tc.l, lut, 0, nb) },
 			"auto":     func() { patchify16Auto(dst, img.Pix, img.Stride(), tc.l, lut, false, 0, nb) },
 			"gather":   func() { patchify16With(dst, img.Pix, img.Stride(), tc.l, lut, false, false, 0, nb) },
-		} {
-			b.Run(tc.name+"/bfloat16/"+name, func(b *testing.B) {
-				b.SetBytes(int64(len(dst)))
-				for b.Loop() {
-					k()
-				}
-			})
-		}
+		})
 	}
 	l := layout{p: 16, m: 2, tau: 2, gh: 36, gw: 66}
 	frames := synthFrames(2, 1056, 576)
-	p := loadPreset(b, "qwen3-vl")
 	dst := make([]byte, l.gh*l.gw*l.cols()*4)
-	for name, k := range map[string]func(){
+	benchKernels(b, "group/qwen3-vl/1056x576/float32/", len(dst), map[string]func(){
 		"portable": func() { patchifyGroup32(dst, frames, l, p.table.Bits32()) },
 		"auto":     func() { patchifyGroup32Auto(dst, frames, l, p.table.Bits32(), affineOf(p.table), false) },
-	} {
-		b.Run("group/qwen3-vl/1056x576/float32/"+name, func(b *testing.B) {
-			b.SetBytes(int64(len(dst)))
+	})
+}
+
+// benchKernels runs each kernel as the sub-benchmark prefix+name, each
+// call writing n bytes.
+func benchKernels(b *testing.B, prefix string, n int, kernels map[string]func()) {
+	for name, k := range kernels {
+		b.Run(prefix+name, func(b *testing.B) {
+			b.SetBytes(int64(n))
 			for b.Loop() {
 				k()
 			}
