@@ -149,20 +149,13 @@ func patchify32Auto(dst []byte, pix []uint8, stride int, l layout, lut *[3][256]
 	})
 }
 
-// patchify16Auto is patchify16, with the vector kernel where it applies;
-// stream as for patchify32Auto.
-func patchify16Auto(dst []byte, pix []uint8, stride int, l layout, lut *[3][256]uint16, stream bool, bh0, bh1 int) {
-	patchify16With(dst, pix, stride, l, lut, vbmiFits(l), stream, bh0, bh1)
-}
-
-// patchify16With is patchify16Auto with the vector kernel chosen: vbmi for
-// vbmiPatch16, else the AVX2 gathers.
-func patchify16With(dst []byte, pix []uint8, stride int, l layout, lut *[3][256]uint16, vbmi, stream bool, bh0, bh1 int) {
+// patchify16Auto is patchify16, with the vector kernel k where it
+// applies (k.lut for the portable one); stream as for patchify32Auto.
+func patchify16Auto(dst []byte, pix []uint8, stride int, l layout, k kernel16, stream bool, bh0, bh1 int) {
 	if !imageSIMD(dst, pix, stride, l, 2, bh0, bh1) || bh0 == bh1 {
-		patchify16(dst, pix, stride, l, lut, bh0, bh1)
+		patchify16(dst, pix, stride, l, k.lut, bh0, bh1)
 		return
 	}
-	k := newKernel16(lut, l.p, vbmi)
 	pp := l.p * l.p
 	plane := l.tau * pp * 2
 	eachBlockOut(dst, l, 3*plane, bh0, bh1, stream, func(out []byte, y0, x0 int) {
@@ -222,21 +215,33 @@ func newTables16(lut *[3][256]uint16, p int) *tables16 {
 	return t
 }
 
-// kernel16 hands one patch to a 16-bit vector kernel: vbmiPatch16 when t
-// is set, else lutPatch with the table widened.
+// kernel16 is one 16-bit table ready for the vector kernels: lut itself
+// (for the portable kernel), and for one of the vector kernels either
+// vbmiPatch16's tables t or the table widened for lutPatch. It is built
+// once per image or video, not per band or group.
 type kernel16 struct {
+	lut  *[3][256]uint16
 	t    *tables16
 	wide *[3][256]uint32
 }
 
-func newKernel16(lut *[3][256]uint16, p int, vbmi bool) kernel16 {
-	if vbmi {
-		return kernel16{t: newTables16(lut, p)}
-	}
-	wide := widen16(lut)
-	return kernel16{wide: &wide}
+// kernel16For is lut's kernel for layout l: vbmiPatch16 where it runs
+// (vbmiFits), else the AVX2 gathers.
+func kernel16For(lut *[3][256]uint16, l layout) kernel16 {
+	return newKernel16(lut, l.p, vbmiFits(l))
 }
 
+// newKernel16 is lut's kernel for patch side p, with vbmiPatch16 when
+// vbmi is set.
+func newKernel16(lut *[3][256]uint16, p int, vbmi bool) kernel16 {
+	if vbmi {
+		return kernel16{lut: lut, t: newTables16(lut, p)}
+	}
+	wide := widen16(lut)
+	return kernel16{lut: lut, wide: &wide}
+}
+
+// patch hands one patch to the vector kernel (the arguments of lutPatch).
 func (k kernel16) patch(dst *byte, src *uint8, stride, p, chanStride, copies, copyStride int) {
 	if k.t != nil {
 		vbmiPatch16(dst, src, stride, p, chanStride, copies, copyStride, k.t)
@@ -279,20 +284,13 @@ func patchifyGroup32Auto(dst []byte, frames []*imaging.RGB, l layout, lut *[3][2
 	})
 }
 
-// patchifyGroup16Auto is patchifyGroup16, with the vector kernel where it
-// applies.
-func patchifyGroup16Auto(dst []byte, frames []*imaging.RGB, l layout, lut *[3][256]uint16) {
-	patchifyGroup16With(dst, frames, l, lut, vbmiFits(l))
-}
-
-// patchifyGroup16With is patchifyGroup16Auto with the vector kernel chosen
-// as for patchify16With.
-func patchifyGroup16With(dst []byte, frames []*imaging.RGB, l layout, lut *[3][256]uint16, vbmi bool) {
+// patchifyGroup16Auto is patchifyGroup16, with the vector kernel k where
+// it applies.
+func patchifyGroup16Auto(dst []byte, frames []*imaging.RGB, l layout, k kernel16) {
 	if !groupSIMD(dst, frames, l, 2) {
-		patchifyGroup16(dst, frames, l, lut)
+		patchifyGroup16(dst, frames, l, k.lut)
 		return
 	}
-	k := newKernel16(lut, l.p, vbmi)
 	plane := l.p * l.p * 2
 	eachPatch(l, 3*l.tau*plane, 0, l.gh/l.m, func(off, y0, x0 int) {
 		for ti, f := range frames {

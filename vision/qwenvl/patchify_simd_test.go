@@ -117,10 +117,10 @@ func TestPatchifyAutoMatchesPortable(t *testing.T) {
 			func(d []byte) { patchify32Auto(d, pix, stride, l, t32, nil, i%2 == 1, bh0, bh1) })
 		agree(t, rng, l.gh*l.gw*l.cols()*2, what+" 16-bit",
 			func(d []byte) { patchify16(d, pix, stride, l, t16, bh0, bh1) },
-			func(d []byte) { patchify16Auto(d, pix, stride, l, t16, i%2 == 1, bh0, bh1) })
+			func(d []byte) { patchify16Auto(d, pix, stride, l, kernel16For(t16, l), i%2 == 1, bh0, bh1) })
 		agree(t, rng, l.gh*l.gw*l.cols()*2, what+" 16-bit gathers",
 			func(d []byte) { patchify16(d, pix, stride, l, t16, bh0, bh1) },
-			func(d []byte) { patchify16With(d, pix, stride, l, t16, false, i%2 == 1, bh0, bh1) })
+			func(d []byte) { patchify16Auto(d, pix, stride, l, newKernel16(t16, l.p, false), i%2 == 1, bh0, bh1) })
 		return imageSIMD(make([]byte, l.gh*l.gw*l.cols()*4), pix, stride, l, 4, bh0, bh1)
 	})
 }
@@ -140,10 +140,10 @@ func TestPatchifyGroupAutoMatchesPortable(t *testing.T) {
 			func(d []byte) { patchifyGroup32Auto(d, frames, l, t32, nil, i%2 == 1) })
 		agree(t, rng, l.gh*l.gw*l.cols()*2, what+" 16-bit",
 			func(d []byte) { patchifyGroup16(d, frames, l, t16) },
-			func(d []byte) { patchifyGroup16Auto(d, frames, l, t16) })
+			func(d []byte) { patchifyGroup16Auto(d, frames, l, kernel16For(t16, l)) })
 		agree(t, rng, l.gh*l.gw*l.cols()*2, what+" 16-bit gathers",
 			func(d []byte) { patchifyGroup16(d, frames, l, t16) },
-			func(d []byte) { patchifyGroup16With(d, frames, l, t16, false) })
+			func(d []byte) { patchifyGroup16Auto(d, frames, l, newKernel16(t16, l.p, false)) })
 		return groupSIMD(make([]byte, l.gh*l.gw*l.cols()*4), frames, l, 4)
 	})
 }
@@ -169,10 +169,10 @@ func TestPatchifyAutoPresets(t *testing.T) {
 		for _, lut := range []*[3][256]uint16{p.table.Bits16(tensor.BFloat16), p.table.Bits16(tensor.Float16)} {
 			agree(t, rng, l.gh*l.gw*l.cols()*2, preset+" 16-bit",
 				func(d []byte) { patchify16(d, img.Pix, stride, l, lut, 0, nb) },
-				func(d []byte) { patchify16Auto(d, img.Pix, stride, l, lut, false, 0, nb) })
+				func(d []byte) { patchify16Auto(d, img.Pix, stride, l, kernel16For(lut, l), false, 0, nb) })
 			agree(t, rng, l.gh*l.gw*l.cols()*2, preset+" 16-bit gathers",
 				func(d []byte) { patchify16(d, img.Pix, stride, l, lut, 0, nb) },
-				func(d []byte) { patchify16With(d, img.Pix, stride, l, lut, false, false, 0, nb) })
+				func(d []byte) { patchify16Auto(d, img.Pix, stride, l, newKernel16(lut, l.p, false), false, 0, nb) })
 		}
 	}
 }
@@ -238,8 +238,10 @@ func BenchmarkPatchKernels(b *testing.B) {
 		lut, nb := p.table.Bits16(tensor.BFloat16), tc.l.gh/tc.l.m
 		benchKernels(b, tc.name+"/bfloat16/", len(dst), map[string]func(){
 			"portable": func() { patchify16(dst, img.Pix, img.Stride(), tc.l, lut, 0, nb) },
-			"auto":     func() { patchify16Auto(dst, img.Pix, img.Stride(), tc.l, lut, false, 0, nb) },
-			"gather":   func() { patchify16With(dst, img.Pix, img.Stride(), tc.l, lut, false, false, 0, nb) },
+			"auto":     func() { patchify16Auto(dst, img.Pix, img.Stride(), tc.l, kernel16For(lut, tc.l), false, 0, nb) },
+			"gather": func() {
+				patchify16Auto(dst, img.Pix, img.Stride(), tc.l, newKernel16(lut, tc.l.p, false), false, 0, nb)
+			},
 		})
 	}
 	l := layout{p: 16, m: 2, tau: 2, gh: 36, gw: 66}

@@ -210,8 +210,8 @@ func (p *Processor) normalizePatchify(ctx context.Context, img *imaging.RGB, pla
 		lut, aff := p.table.Bits32(), affineOf(p.table)
 		kernel = func(bh0, bh1 int) { patchify32Auto(dst, img.Pix, stride, l, lut, aff, stream, bh0, bh1) }
 	case tensor.BFloat16, tensor.Float16:
-		lut := p.table.Bits16(dt)
-		kernel = func(bh0, bh1 int) { patchify16Auto(dst, img.Pix, stride, l, lut, stream, bh0, bh1) }
+		k := kernel16For(p.table.Bits16(dt), l)
+		kernel = func(bh0, bh1 int) { patchify16Auto(dst, img.Pix, stride, l, k, stream, bh0, bh1) }
 	}
 	return patchifyParallel(ctx, p.workers, l, kernel)
 }

@@ -114,8 +114,8 @@ func (p *Processor) bandKernel(dt tensor.DType, l layout, whole bool) func(dst [
 		lut, aff := p.table.Bits32(), affineOf(p.table)
 		return func(dst []byte, pix []uint8, stride int) { patchify32Auto(dst, pix, stride, l, lut, aff, stream, 0, 1) }
 	}
-	lut := p.table.Bits16(dt)
-	return func(dst []byte, pix []uint8, stride int) { patchify16Auto(dst, pix, stride, l, lut, stream, 0, 1) }
+	k := kernel16For(p.table.Bits16(dt), l)
+	return func(dst []byte, pix []uint8, stride int) { patchify16Auto(dst, pix, stride, l, k, stream, 0, 1) }
 }
 
 // checkRowsPlan is checkPlan without an image: a float dtype, a plan this

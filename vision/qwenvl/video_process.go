@@ -272,6 +272,9 @@ func (p *Processor) StartVideo(plan vision.VideoPlan, dt tensor.DType, dst []byt
 		vs.table = norm.New(norm.Params{Rescale: s.rescale, Mean: s.mean, Std: s.std, DoRescale: s.doRescale, DoNormalize: s.doNorm})
 	}
 	vs.aff, vs.stream = affineOf(vs.table), streams(len(dst))
+	if dt.Size() == 2 {
+		vs.k16 = kernel16For(vs.table.Bits16(dt), vs.l)
+	}
 	return vs, nil
 }
 
@@ -283,8 +286,9 @@ type videoSink struct {
 	dst    []byte
 	l      layout
 	table  *norm.Table
-	aff    *affine // table's constants for the float32 kernel, or nil
-	stream bool    // dst is written with streaming stores (streams)
+	aff    *affine  // table's constants for the float32 kernel, or nil
+	stream bool     // dst is written with streaming stores (streams)
+	k16    kernel16 // table's 16-bit kernel, for a 16-bit dt
 	filter resample.Filter
 
 	mu      sync.Mutex
@@ -412,7 +416,7 @@ func (v *videoSink) writeGroup(g int, frames []*imaging.RGB) {
 	if es == 4 {
 		patchifyGroup32Auto(out, frames, v.l, v.table.Bits32(), v.aff, v.stream)
 	} else {
-		patchifyGroup16Auto(out, frames, v.l, v.table.Bits16(v.dt))
+		patchifyGroup16Auto(out, frames, v.l, v.k16)
 	}
 }
 
