@@ -15,7 +15,10 @@
 // through cgo, with the settings Pillow uses (ISLOW IDCT, fancy
 // upsampling), so their pixels are the reference's. Rows streams a JPEG's
 // rows top to bottom instead, for a caller that never holds the whole
-// image. PNG, GIF, BMP and TIFF are
+// image; its decompressor keeps a progressive or multi-scan file's
+// coefficients in fresh anonymous mappings, which are zero already, rather
+// than in malloc'd rows that libjpeg clears page fault by page fault
+// (jpeg_coefs.h). PNG, GIF, BMP and TIFF are
 // lossless: their samples are mapped to Pillow's modes (PNG 16-bit samples keep
 // the high byte, 16-bit grey becomes min(v, 255), palette and tRNS
 // transparency as Pillow applies them) and converted with Pillow's formulas.

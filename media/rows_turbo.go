@@ -8,6 +8,7 @@ package media
 #include <stdlib.h>
 #include <setjmp.h>
 #include <jpeglib.h>
+#include "jpeg_coefs.h"
 
 // One libjpeg decompressor that lives across calls. Every call that enters
 // libjpeg sets the jump buffer first, since the error handler jumps back
@@ -16,7 +17,10 @@ typedef struct {
 	struct jpeg_decompress_struct cinfo;
 	struct jpeg_error_mgr pub;
 	jmp_buf jb;
+	mmgate_coefs coefs;
 } mmgate_rows;
+
+static mmgate_coefs* mmgate_coefs_of(j_common_ptr c) { return &((mmgate_rows*)c->client_data)->coefs; }
 
 static void mmgate_rows_error_exit(j_common_ptr c) {
 	mmgate_rows* r = (mmgate_rows*)c->client_data;
@@ -43,6 +47,7 @@ static int mmgate_rows_open(mmgate_rows* r, const unsigned char* src, unsigned l
 		return 2;
 	}
 	jpeg_create_decompress(&r->cinfo);
+	mmgate_coefs_install((j_common_ptr)&r->cinfo, &r->coefs);
 	jpeg_mem_src(&r->cinfo, src, size);
 	jpeg_read_header(&r->cinfo, TRUE);
 	if ((int)r->cinfo.image_width != w || (int)r->cinfo.image_height != h) {
@@ -88,6 +93,14 @@ static int mmgate_rows_read(mmgate_rows* r, unsigned char* dst, int w, int n, ch
 }
 
 static void mmgate_rows_close(mmgate_rows* r) { jpeg_destroy_decompress(&r->cinfo); }
+
+// The coefficient arrays the decompressor holds now (mapped or not).
+static int mmgate_rows_coef_arrays(mmgate_rows* r) {
+	int n = 0;
+	mmgate_coef_array* a;
+	for (a = r->coefs.arrays; a != NULL; a = a->next) n++;
+	return n;
+}
 */
 import "C"
 
@@ -137,6 +150,17 @@ func (j *jpegRows) read(dst []uint8, w, n int) error {
 		return corrupt(FormatJPEG, "%s", C.GoString(&msg[0]))
 	}
 	return nil
+}
+
+// coefArrays is how many whole-image coefficient arrays the decompressor
+// holds in its own mappings (jpeg_coefs.h): one per component from the
+// start of a progressive or multi-scan decode to its last row, none
+// otherwise.
+func (j *jpegRows) coefArrays() int {
+	if !j.live {
+		return 0
+	}
+	return int(C.mmgate_rows_coef_arrays(j.c))
 }
 
 func (j *jpegRows) close() {
