@@ -80,8 +80,8 @@ type VideoTimings struct {
 // with. Finish reports an error unless every frame arrived.
 type VideoSink interface {
 	// Frame processes the k-th sampled frame (source index plan.Indices[k]).
-	// The frame is not modified; the sink may keep it until its temporal
-	// group is written, so the caller must not change it afterwards.
+	// The frame is not modified and not kept: once Frame returns, the
+	// caller may reuse its pixels for another frame.
 	Frame(ctx context.Context, k int, frame *imaging.RGB) error
 	// Finish checks that every frame was written and returns the timings.
 	Finish() (VideoTimings, error)

@@ -311,6 +311,7 @@ func (p *Preprocessor) run(ctx context.Context, v *video.Video, dec *video.Decod
 			if err := p.exec(gctx, func() { ferr = sink.Frame(gctx, k, f) }); err != nil {
 				return err
 			}
+			dec.Recycle(f.Pix) // the sink keeps no frame it was given
 			return ferr
 		})
 		return nil

@@ -14,7 +14,7 @@ import (
 
 // FrameFunc receives the k-th sampled frame (k counts from 0 in the order
 // of the indices; its source index is indices[k]). The frame belongs to the
-// callee.
+// callee, which may give its pixels back with Decoding.Recycle.
 type FrameFunc func(k int, frame *imaging.RGB) error
 
 // The child's extra descriptors: 3 is the input (Video.command), then the
@@ -52,6 +52,40 @@ type Decoding struct {
 	es   bool
 	feed *os.File
 	fed  chan struct{}
+	// spare holds frame buffers given back with Recycle, for the next
+	// frames to be read into: a frame read into fresh memory faults in
+	// every page while FFmpeg waits for the pipe to drain.
+	spareMu sync.Mutex
+	spare   [][]byte
+}
+
+// maxSpare bounds the buffers Recycle keeps: about as many frames as are
+// processed at a time.
+const maxSpare = 8
+
+// Recycle gives back the pixels of a frame that Frames handed out and
+// that nothing reads or writes any more; later frames may be read into
+// them. It may be called from any goroutine, also after Frames returned.
+func (d *Decoding) Recycle(pix []uint8) {
+	d.spareMu.Lock()
+	if len(d.spare) < maxSpare {
+		d.spare = append(d.spare, pix)
+	}
+	d.spareMu.Unlock()
+}
+
+// frameBuffer is a buffer of n bytes, a recycled one when there is one.
+func (d *Decoding) frameBuffer(n int) []byte {
+	d.spareMu.Lock()
+	defer d.spareMu.Unlock()
+	for len(d.spare) > 0 {
+		b := d.spare[len(d.spare)-1]
+		d.spare = d.spare[:len(d.spare)-1]
+		if cap(b) >= n {
+			return b[:n]
+		}
+	}
+	return make([]byte, n)
 }
 
 // Start starts a decoding child that waits for its frame selection. The
@@ -326,7 +360,7 @@ func (d *Decoding) read(info Info, indices, distinct []int, fn FrameFunc) (got i
 	frameBytes := info.Width * info.Height * 3
 	k := 0
 	for ferr == nil {
-		buf := make([]byte, frameBytes)
+		buf := d.frameBuffer(frameBytes)
 		n, err := io.ReadFull(d.out, buf)
 		if err == io.EOF {
 			break

@@ -437,3 +437,48 @@ func TestStartBeforePlan(t *testing.T) {
 	bad.Close()
 	assertNoChildren(t)
 }
+
+// TestRecycle: frames read into buffers given back with Recycle equal the
+// frames of a decode that keeps every buffer, and the buffers are reused.
+func TestRecycle(t *testing.T) {
+	needFFmpeg(t)
+	ctx := context.Background()
+	d := newDecoder(t, Options{})
+	v := openClip(t, d, "h264_moov_end.mp4")
+	info, err := v.Probe(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	idx := []int{0, 3, 7, 7, 20, 21, 35, 49}
+	var want [][]byte
+	if _, err := v.Decode(ctx, info, idx, func(k int, f *imaging.RGB) error { want = append(want, f.Pix); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	dec, err := v.Start(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dec.Close()
+	given := map[*uint8]bool{}
+	reused := 0
+	_, err = dec.Frames(info, idx, func(k int, f *imaging.RGB) error {
+		if given[&f.Pix[0]] {
+			reused++
+		}
+		if !bytes.Equal(f.Pix, want[k]) {
+			t.Errorf("frame %d differs", k)
+		}
+		given[&f.Pix[0]] = true
+		for i := range f.Pix {
+			f.Pix[i] = 0x5a // what the callee did with it must not matter
+		}
+		dec.Recycle(f.Pix)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if reused == 0 {
+		t.Error("no recycled buffer was read into")
+	}
+}

@@ -263,7 +263,6 @@ func (p *Processor) StartVideo(plan vision.VideoPlan, dt tensor.DType, dst []byt
 		table:   p.table,
 		filter:  resample.Filter(s.resample),
 		slots:   make([]*imaging.RGB, n),
-		owned:   make([]bool, n),
 		arrived: make([]bool, n),
 		written: make([]bool, plan.GridT),
 	}
@@ -293,7 +292,6 @@ type videoSink struct {
 
 	mu      sync.Mutex
 	slots   []*imaging.RGB // resized frames waiting for their group
-	owned   []bool         // slots[k] was allocated here (not the caller's frame)
 	arrived []bool
 	written []bool
 	groups  int            // groups written
@@ -329,7 +327,6 @@ func (v *videoSink) Frame(ctx context.Context, k int, frame *imaging.RGB) error 
 	}
 	t0 := time.Now()
 	resized, err := v.resizeFrame(ctx, frame)
-	owned := resized != frame
 	if err != nil {
 		return fmt.Errorf("qwenvl: video frame %d: resize: %w", k, err)
 	}
@@ -340,7 +337,6 @@ func (v *videoSink) Frame(ctx context.Context, k int, frame *imaging.RGB) error 
 	g := k / tau
 	v.mu.Lock()
 	v.slots[k] = resized
-	v.owned[k] = owned
 	var group []*imaging.RGB
 	if !v.written[g] {
 		group = make([]*imaging.RGB, tau)
@@ -364,7 +360,7 @@ func (v *videoSink) Frame(ctx context.Context, k int, frame *imaging.RGB) error 
 	v.mu.Lock()
 	for ti := range tau {
 		i := min(g*tau+ti, n-1)
-		if v.slots[i] != nil && v.owned[i] {
+		if v.slots[i] != nil {
 			v.free = append(v.free, v.slots[i])
 		}
 		v.slots[i] = nil
@@ -387,7 +383,8 @@ func (v *videoSink) image() *imaging.RGB {
 }
 
 // resizeFrame resizes to the planned size (through FirstWidth×FirstHeight
-// when the plan has one); a frame that already has the size is used as is.
+// when the plan has one) into an image of the sink's own; a frame that
+// already has the size is copied, since the caller may reuse it.
 func (v *videoSink) resizeFrame(ctx context.Context, frame *imaging.RGB) (*imaging.RGB, error) {
 	cur := frame
 	if v.plan.FirstWidth != 0 && (cur.Width != v.plan.FirstWidth || cur.Height != v.plan.FirstHeight) {
@@ -403,6 +400,10 @@ func (v *videoSink) resizeFrame(ctx context.Context, frame *imaging.RGB) (*imagi
 			return nil, err
 		}
 		cur = next
+	}
+	if cur == frame {
+		cur = v.image()
+		copy(cur.Pix, frame.Pix)
 	}
 	return cur, nil
 }

@@ -277,6 +277,46 @@ func TestVideoSinkAnyOrder(t *testing.T) {
 	}
 }
 
+// TestVideoSinkKeepsNoFrame: a caller that overwrites each frame as soon
+// as Frame returns (as the decoder does when it reads the next frame into
+// the same buffer) gets the same bytes, for frames that are resized and
+// for frames already at the planned size.
+func TestVideoSinkKeepsNoFrame(t *testing.T) {
+	p := loadPreset(t, "qwen3-vl")
+	for _, size := range [][2]int{{64, 96}, {70, 50}} {
+		plan, err := p.PlanVideo(vision.VideoInfo{Width: size[0], Height: size[1], Frames: 5, FPS: 1}, vision.VideoOverrides{NumFrames: 5})
+		if err != nil {
+			t.Fatal(err)
+		}
+		frames := synthFrames(5, size[0], size[1])
+		want := make([]byte, plan.Bytes(tensor.Float32))
+		if _, err := p.ProcessVideo(context.Background(), frames, plan, tensor.Float32, want); err != nil {
+			t.Fatal(err)
+		}
+		got := make([]byte, len(want))
+		sink, err := p.StartVideo(plan, tensor.Float32, got)
+		if err != nil {
+			t.Fatal(err)
+		}
+		buf := &imaging.RGB{Pix: make([]uint8, len(frames[0].Pix)), Width: size[0], Height: size[1]}
+		for k, f := range frames {
+			copy(buf.Pix, f.Pix)
+			if err := sink.Frame(context.Background(), k, buf); err != nil {
+				t.Fatal(err)
+			}
+			for i := range buf.Pix {
+				buf.Pix[i] = 0xa5
+			}
+		}
+		if _, err := sink.Finish(); err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got, want) {
+			t.Fatalf("%dx%d: a reused frame buffer changed the output", size[0], size[1])
+		}
+	}
+}
+
 func TestVideoSinkErrors(t *testing.T) {
 	p := loadPreset(t, "qwen3-vl")
 	plan, err := p.PlanVideo(vision.VideoInfo{Width: 64, Height: 64, Frames: 4, FPS: 1}, vision.VideoOverrides{NumFrames: 4})
