@@ -1,14 +1,20 @@
 #!/usr/bin/env bash
 # Runs every Go fuzz target (func FuzzXxx in a _test.go file) for SECONDS
-# each (default 5), one after another, and fails on the first crash.
+# each (default 5) and fails when one finds a crash.
 #
 #   scripts/fuzz.sh [SECONDS] [PACKAGE_DIR...]
+#   FUZZ_JOBS=N scripts/fuzz.sh ...    (targets at a time; default: one per CPU)
 #
 # Each package's test binary is compiled once with fuzzing instrumentation
 # (`go test -c -fuzz`) and then run once per target from the package's
 # directory, so a crash's reproducer lands in that package's
 # testdata/fuzz/FuzzXxx/ as `go test -fuzz` would write it. Without package
 # arguments every package of the module that has a fuzz target is run.
+#
+# Targets run FUZZ_JOBS at a time, each with its share of the CPUs as fuzz
+# workers (-test.parallel), so that a target's start (loading and running
+# its seed corpus, which takes about as long as the fuzzing itself at a
+# few seconds) overlaps another's fuzzing. Every target still gets SECONDS.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
@@ -18,6 +24,13 @@ shift || true
 case $secs in
 '' | *[!0-9]*) echo "usage: scripts/fuzz.sh [SECONDS] [PACKAGE_DIR...]" >&2; exit 2 ;;
 esac
+cpus=$(nproc 2>/dev/null || echo 1)
+jobs=${FUZZ_JOBS:-$cpus}
+case $jobs in
+'' | *[!0-9]* | 0) echo "fuzz: FUZZ_JOBS must be a positive number" >&2; exit 2 ;;
+esac
+workers=$((cpus / jobs))
+[ "$workers" -ge 1 ] || workers=1
 
 if [ $# -gt 0 ]; then
 	dirs=("$@")
@@ -31,41 +44,88 @@ trap 'rm -rf "$work"' EXIT
 cache=${FUZZ_CACHE_DIR:-$work/cache}
 
 start=$(date +%s)
-n=0
-flaked=0
+
+# Compile every package's binary first; list its targets as "dir target".
+: >"$work/targets"
 for dir in "${dirs[@]}"; do
 	dir=${dir%/}
 	mapfile -t targets < <(grep -h -o -E '^func Fuzz[A-Za-z0-9_]*\(' "$dir"/*_test.go | sed -e 's/^func //' -e 's/($//' | sort -u)
 	[ ${#targets[@]} -gt 0 ] || continue
-	bin=$work/$(echo "$dir" | tr / _).test
 	echo "== $dir: compiling (${targets[*]})" >&2
-	go test -c -fuzz "^${targets[0]}\$" -o "$bin" "./$dir"
-	for t in "${targets[@]}"; do
-		echo "== $dir $t (${secs}s)" >&2
-		corpus=$root/$dir/testdata/fuzz/$t
-		before=$(ls "$corpus" 2>/dev/null | sort || true)
-		if ! (cd "$root/$dir" && "$bin" -test.run '^$' -test.fuzz "^$t\$" -test.fuzztime "${secs}s" \
-			-test.fuzzcachedir "$cache" >"$work/out" 2>&1); then
-			after=$(ls "$corpus" 2>/dev/null | sort || true)
-			# Go's fuzz coordinator (go1.26) can report a bare "context deadline
-			# exceeded" when -fuzztime ends while a worker is still answering
-			# (go.dev/issue/75804): no input failed and none is written. That
-			# case counts as a pass only when no reproducer appeared and the
-			# target's whole corpus still passes when replayed.
-			if [ "$before" = "$after" ] && grep -q '^    context deadline exceeded$' "$work/out" &&
-				! grep -q -E '^(panic:|\s+[a-z_]+_test\.go:[0-9]+:)|Failing input written' "$work/out" &&
-				(cd "$root/$dir" && "$bin" -test.run "^$t\$" >"$work/replay" 2>&1); then
-				echo "   $t: fuzz coordinator stopped with its deadline race (no failing input; corpus replay passed)" >&2
-				flaked=$((flaked + 1))
-				n=$((n + 1))
-				continue
-			fi
-			cat "$work/out" >&2
-			echo "FAIL: $dir $t (reproducer under $dir/testdata/fuzz/$t/; rerun with go test -run '^$t\$' ./$dir)" >&2
-			exit 1
-		fi
-		tail -n 2 "$work/out" | head -n 1 >&2
-		n=$((n + 1))
-	done
+	go test -c -fuzz "^${targets[0]}\$" -o "$work/$(echo "$dir" | tr / _).test" "./$dir"
+	for t in "${targets[@]}"; do echo "$dir $t" >>"$work/targets"; done
 done
-echo "fuzz: $n targets, ${secs}s each, all passed in $(($(date +%s) - start))s (coordinator deadline race: $flaked)" >&2
+
+# fuzz_one DIR TARGET INDEX runs one target; its output goes to
+# $work/INDEX.out, and $work/INDEX.flaked marks the coordinator's deadline
+# race below.
+fuzz_one() {
+	local dir=$1 t=$2 i=$3
+	local bin out corpus before after
+	bin=$work/$(echo "$dir" | tr / _).test
+	out=$work/$i.out
+	corpus=$root/$dir/testdata/fuzz/$t
+	before=$(ls "$corpus" 2>/dev/null | sort || true)
+	if (cd "$root/$dir" && "$bin" -test.run '^$' -test.fuzz "^$t\$" -test.fuzztime "${secs}s" \
+		-test.parallel "$workers" -test.fuzzcachedir "$cache/$(echo "$dir" | tr / _)" >"$out" 2>&1); then
+		return 0
+	fi
+	after=$(ls "$corpus" 2>/dev/null | sort || true)
+	# Go's fuzz coordinator (go1.26) can report a bare "context deadline
+	# exceeded" when -fuzztime ends while a worker is still answering
+	# (go.dev/issue/75804): no input failed and none is written. That case
+	# counts as a pass only when no reproducer appeared and the target's
+	# whole corpus still passes when replayed.
+	if [ "$before" = "$after" ] && grep -q '^    context deadline exceeded$' "$out" &&
+		! grep -q -E '^(panic:|\s+[a-z_]+_test\.go:[0-9]+:)|Failing input written' "$out" &&
+		(cd "$root/$dir" && "$bin" -test.run "^$t\$" >"$work/$i.replay" 2>&1); then
+		: >"$work/$i.flaked"
+		return 0
+	fi
+	return 1
+}
+
+# report DIR TARGET INDEX STATUS prints a finished target's line, or its
+# whole output and how to rerun it when it failed.
+report() {
+	local dir=$1 t=$2 i=$3 rc=$4
+	if [ "$rc" -ne 0 ]; then
+		cat "$work/$i.out" >&2
+		echo "FAIL: $dir $t (reproducer under $dir/testdata/fuzz/$t/; rerun with go test -run '^$t\$' ./$dir)" >&2
+		return 1
+	fi
+	if [ -e "$work/$i.flaked" ]; then
+		echo "== $dir $t: fuzz coordinator stopped with its deadline race (no failing input; corpus replay passed)" >&2
+	else
+		echo "== $dir $t (${secs}s): $(tail -n 2 "$work/$i.out" | head -n 1)" >&2
+	fi
+}
+
+mapfile -t all <"$work/targets"
+declare -A running=() # pid -> index
+n=0
+failed=0
+i=0
+reap() {
+	local pid rc=0
+	wait -n -p pid "${!running[@]}" || rc=$?
+	local j=${running[$pid]}
+	unset "running[$pid]"
+	local entry=(${all[$j]})
+	report "${entry[0]}" "${entry[1]}" "$j" "$rc" || failed=1
+	n=$((n + 1))
+}
+for entry in "${all[@]}"; do
+	while [ ${#running[@]} -ge "$jobs" ]; do reap; done
+	[ "$failed" -eq 0 ] || break
+	read -r dir t <<<"$entry"
+	fuzz_one "$dir" "$t" "$i" &
+	running[$!]=$i
+	i=$((i + 1))
+done
+while [ ${#running[@]} -gt 0 ]; do reap; done
+if [ "$failed" -ne 0 ]; then
+	exit 1
+fi
+flaked=$(find "$work" -maxdepth 1 -name '*.flaked' | wc -l)
+echo "fuzz: $n targets, ${secs}s each, $jobs at a time, all passed in $(($(date +%s) - start))s (coordinator deadline race: $flaked)" >&2
