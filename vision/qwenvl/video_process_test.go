@@ -243,6 +243,22 @@ func TestProcessVideoMatchesReference(t *testing.T) {
 	}
 }
 
+// startSink returns ProcessVideo's float32 output for frames (want) and a
+// sink started on a destination of the same size (got).
+func startSink(t *testing.T, p *Processor, plan vision.VideoPlan, frames []*imaging.RGB) (want, got []byte, sink vision.VideoSink) {
+	t.Helper()
+	want = make([]byte, plan.Bytes(tensor.Float32))
+	if _, err := p.ProcessVideo(context.Background(), frames, plan, tensor.Float32, want); err != nil {
+		t.Fatal(err)
+	}
+	got = make([]byte, len(want))
+	sink, err := p.StartVideo(plan, tensor.Float32, got)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return want, got, sink
+}
+
 // TestVideoSinkAnyOrder: frames given in reverse order, one at a time, give
 // the same bytes; the input frames are not modified.
 func TestVideoSinkAnyOrder(t *testing.T) {
@@ -252,15 +268,7 @@ func TestVideoSinkAnyOrder(t *testing.T) {
 		t.Fatal(err)
 	}
 	frames := synthFrames(7, 64, 64)
-	want := make([]byte, plan.Bytes(tensor.Float32))
-	if _, err := p.ProcessVideo(context.Background(), frames, plan, tensor.Float32, want); err != nil {
-		t.Fatal(err)
-	}
-	got := make([]byte, len(want))
-	sink, err := p.StartVideo(plan, tensor.Float32, got)
-	if err != nil {
-		t.Fatal(err)
-	}
+	want, got, sink := startSink(t, p, plan, frames)
 	for k := len(frames) - 1; k >= 0; k-- {
 		if err := sink.Frame(context.Background(), k, frames[k]); err != nil {
 			t.Fatal(err)
@@ -289,15 +297,7 @@ func TestVideoSinkKeepsNoFrame(t *testing.T) {
 			t.Fatal(err)
 		}
 		frames := synthFrames(5, size[0], size[1])
-		want := make([]byte, plan.Bytes(tensor.Float32))
-		if _, err := p.ProcessVideo(context.Background(), frames, plan, tensor.Float32, want); err != nil {
-			t.Fatal(err)
-		}
-		got := make([]byte, len(want))
-		sink, err := p.StartVideo(plan, tensor.Float32, got)
-		if err != nil {
-			t.Fatal(err)
-		}
+		want, got, sink := startSink(t, p, plan, frames)
 		buf := &imaging.RGB{Pix: make([]uint8, len(frames[0].Pix)), Width: size[0], Height: size[1]}
 		for k, f := range frames {
 			copy(buf.Pix, f.Pix)
