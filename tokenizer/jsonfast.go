@@ -275,6 +275,12 @@ func parseModelFast(s *jscan, m *modelJSON) ([][2]string, error) {
 			merges = make([][2]string, 0, 1<<17)
 			var kind byte // every merge must have the first one's form
 			return s.array(func() error {
+				if len(merges) == cap(merges) {
+					// Double: append grows a large slice by a quarter at a
+					// time, which for half a million merges allocates and
+					// copies four times the final slice.
+					merges = append(make([][2]string, 0, 2*cap(merges)), merges...)
+				}
 				c := s.peek()
 				if kind == 0 {
 					kind = c

@@ -3,6 +3,7 @@ package tokenizer
 import (
 	"bytes"
 	"compress/gzip"
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -88,21 +89,51 @@ func readMaybeGzip(path string) ([]byte, error) {
 	}
 	defer f.Close()
 	var r io.Reader = f
+	size := fileSize(f)
 	if strings.HasSuffix(path, ".gz") {
+		size = gzipSize(f, size)
 		zr, err := gzip.NewReader(f)
 		if err != nil {
 			return nil, fmt.Errorf("%w: %v", ErrBadInput, err)
 		}
 		r = zr
 	}
-	data, err := io.ReadAll(io.LimitReader(r, maxFileBytes+1))
-	if err != nil {
+	// Read into one buffer of the expected size: a large tokenizer.json
+	// (tens of MB) read by doubling allocates twice its size and copies it
+	// several times, and on a machine where fresh pages are dear that
+	// shows in the load time. The size is only a hint; any length reads.
+	var buf bytes.Buffer
+	buf.Grow(int(min(max(size, 0), maxFileBytes)) + bytes.MinRead)
+	if _, err := buf.ReadFrom(io.LimitReader(r, maxFileBytes+1)); err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrBadInput, err)
 	}
-	if len(data) > maxFileBytes {
+	if buf.Len() > maxFileBytes {
 		return nil, fmt.Errorf("%w: over %d bytes", ErrTooLarge, maxFileBytes)
 	}
-	return data, nil
+	return buf.Bytes(), nil
+}
+
+// fileSize is f's size, or 0 when it is unknown.
+func fileSize(f *os.File) int64 {
+	st, err := f.Stat()
+	if err != nil || !st.Mode().IsRegular() {
+		return 0
+	}
+	return st.Size()
+}
+
+// gzipSize is the uncompressed size a gzip file of size bytes declares in
+// its last member's trailer (modulo 2^32), at most what deflate can expand
+// size bytes to (1032:1), or 0; f's offset is left at 0.
+func gzipSize(f *os.File, size int64) int64 {
+	var tail [4]byte
+	if size < 18 { // a header and a trailer at the least
+		return 0
+	}
+	if _, err := f.ReadAt(tail[:], size-4); err != nil {
+		return 0
+	}
+	return min(int64(binary.LittleEndian.Uint32(tail[:])), 1032*size)
 }
 
 // FromJSON builds a Tokenizer from the contents of a tokenizer.json with

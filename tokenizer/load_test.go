@@ -1,6 +1,9 @@
 package tokenizer
 
 import (
+	"bytes"
+	"compress/gzip"
+	"encoding/binary"
 	"errors"
 	"os"
 	"path/filepath"
@@ -93,5 +96,51 @@ func TestLoadPaths(t *testing.T) {
 	}
 	if _, err := Load(filepath.Join(dir, "missing.json")); err == nil {
 		t.Error("Load(missing) succeeded")
+	}
+}
+
+// TestReadMaybeGzipSizes reads files whose declared sizes mislead the
+// buffer's sizing: a gzip of two members (the trailer gives the last
+// one's size only), one whose trailer is larger than deflate allows, and
+// a plain file; each reads exactly its content.
+func TestReadMaybeGzipSizes(t *testing.T) {
+	want := bytes.Repeat([]byte(`{"model":{"type":"BPE"}} `), 5000)
+	member := func(b []byte) []byte {
+		var buf bytes.Buffer
+		zw := gzip.NewWriter(&buf)
+		zw.Write(b)
+		zw.Close()
+		return buf.Bytes()
+	}
+	dir := t.TempDir()
+	two := append(member(want[:len(want)-100]), member(want[len(want)-100:])...)
+	for name, data := range map[string][]byte{"two.json.gz": two, "plain.json": want, "one.json.gz": member(want)} {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		got, err := readMaybeGzip(p)
+		if err != nil || !bytes.Equal(got, want) {
+			t.Errorf("%s: %d bytes, err %v; want %d bytes", name, len(got), err, len(want))
+		}
+	}
+	// A trailer that claims more than deflate can expand the file to is
+	// held to that bound; the reader then refuses the bad size.
+	bad := member(want)
+	binary.LittleEndian.PutUint32(bad[len(bad)-4:], 0xffffffff)
+	p := filepath.Join(dir, "bad.json.gz")
+	if err := os.WriteFile(p, bad, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if got := gzipSize(f, int64(len(bad))); got != 1032*int64(len(bad)) {
+		t.Errorf("gzipSize = %d, want the deflate bound %d", got, 1032*len(bad))
+	}
+	if _, err := readMaybeGzip(p); err == nil {
+		t.Error("a gzip with a wrong size trailer was read")
 	}
 }
