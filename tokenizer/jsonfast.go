@@ -269,56 +269,9 @@ func parseModelFast(s *jscan, m *modelJSON) ([][2]string, error) {
 				return err
 			})
 		case "merges":
-			if s.peek() != '[' {
-				return errFast
-			}
-			merges = make([][2]string, 0, 1<<17)
-			var kind byte // every merge must have the first one's form
-			return s.array(func() error {
-				if len(merges) == cap(merges) {
-					// Double: append grows a large slice by a quarter at a
-					// time, which for half a million merges allocates and
-					// copies four times the final slice.
-					merges = append(make([][2]string, 0, 2*cap(merges)), merges...)
-				}
-				c := s.peek()
-				if kind == 0 {
-					kind = c
-				} else if c != kind {
-					return errFast
-				}
-				switch c {
-				case '"':
-					line, err := s.str()
-					if err != nil {
-						return err
-					}
-					a, b, ok := strings.Cut(line, " ")
-					if !ok {
-						return errFast
-					}
-					merges = append(merges, [2]string{a, b})
-					return nil
-				case '[':
-					var p [2]string
-					n := 0
-					err := s.array(func() error {
-						if n == 2 {
-							return errFast
-						}
-						var err error
-						p[n], err = s.str()
-						n++
-						return err
-					})
-					if err != nil || n != 2 {
-						return errFast
-					}
-					merges = append(merges, p)
-					return nil
-				}
-				return errFast
-			})
+			var err error
+			merges, err = mergesFast(s)
+			return err
 		}
 		if !isLowerKey(key) {
 			return errFast
@@ -339,6 +292,69 @@ func parseModelFast(s *jscan, m *modelJSON) ([][2]string, error) {
 		merges = [][2]string{}
 	}
 	return merges, nil
+}
+
+// mergesFast reads a model's merges array; every merge must have the first
+// one's form, "a b" or ["a", "b"].
+func mergesFast(s *jscan) ([][2]string, error) {
+	if s.peek() != '[' {
+		return nil, errFast
+	}
+	merges := make([][2]string, 0, 1<<17)
+	var kind byte
+	err := s.array(func() error {
+		if len(merges) == cap(merges) {
+			// Double: append grows a large slice by a quarter at a time,
+			// which for half a million merges allocates and copies four
+			// times the final slice.
+			merges = append(make([][2]string, 0, 2*cap(merges)), merges...)
+		}
+		c := s.peek()
+		if kind == 0 {
+			kind = c
+		} else if c != kind {
+			return errFast
+		}
+		p, err := mergeFast(s, c)
+		if err == nil {
+			merges = append(merges, p)
+		}
+		return err
+	})
+	return merges, err
+}
+
+// mergeFast reads one merge whose first byte is c.
+func mergeFast(s *jscan, c byte) ([2]string, error) {
+	var p [2]string
+	switch c {
+	case '"':
+		line, err := s.str()
+		if err != nil {
+			return p, err
+		}
+		a, b, ok := strings.Cut(line, " ")
+		if !ok {
+			return p, errFast
+		}
+		return [2]string{a, b}, nil
+	case '[':
+		n := 0
+		err := s.array(func() error {
+			if n == 2 {
+				return errFast
+			}
+			var err error
+			p[n], err = s.str()
+			n++
+			return err
+		})
+		if err != nil || n != 2 {
+			return p, errFast
+		}
+		return p, nil
+	}
+	return p, errFast
 }
 
 // isLowerKey reports whether key is plain lower-case ASCII with underscores
