@@ -111,8 +111,9 @@ reap() {
 	wait -n -p pid "${!running[@]}" || rc=$?
 	local j=${running[$pid]}
 	unset "running[$pid]"
-	local entry=(${all[$j]})
-	report "${entry[0]}" "${entry[1]}" "$j" "$rc" || failed=1
+	local dir t
+	read -r dir t <<<"${all[$j]}"
+	report "$dir" "$t" "$j" "$rc" || failed=1
 	n=$((n + 1))
 }
 for entry in "${all[@]}"; do
