@@ -71,5 +71,5 @@
 // its context ends, then shuts down: no new connections, the requests in
 // flight get RunOptions.ShutdownTimeout to finish, the rest are cut (their
 // contexts end, so their generations are aborted) and get CutGrace to
-// unwind.
+// unwind and to finish writing their answers.
 package server

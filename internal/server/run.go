@@ -90,10 +90,22 @@ func (s *Server) shutdown(hs *http.Server, t *inflight, cutRequests context.Canc
 	}
 	s.log.Warn("shutdown: timeout reached, cutting the requests still in flight (aborting them at their workers)", "in_flight", t.n.Load())
 	cutRequests()
+	start := time.Now()
 	if !t.wait(o.CutGrace) {
 		s.log.Warn("shutdown: requests still running after being cut", "in_flight", t.n.Load())
+		hs.Close()
+		return
 	}
-	hs.Close()
+	// The handlers have returned, but their connections may still be
+	// writing the responses (the server flushes them after the handler):
+	// closing now could turn a cut request's 503 into a reset. A second
+	// Shutdown waits for the connections to go idle, within what is left
+	// of the grace.
+	ctx, cancel = context.WithTimeout(context.Background(), max(o.CutGrace-time.Since(start), 0))
+	defer cancel()
+	if hs.Shutdown(ctx) != nil {
+		hs.Close()
+	}
 }
 
 // inflight counts running HTTP handlers.
