@@ -45,16 +45,33 @@ cache=${FUZZ_CACHE_DIR:-$work/cache}
 
 start=$(date +%s)
 
-# Compile every package's binary first; list its targets as "dir target".
+# Compile every package's binary first, FUZZ_JOBS at a time (a link is
+# single-threaded); list its targets as "dir target".
 : >"$work/targets"
+declare -A compiling=() # pid -> dir
+compiled() {
+	local pid rc=0
+	wait -n -p pid "${!compiling[@]}" || rc=$?
+	if [ "$rc" -ne 0 ]; then
+		echo "FAIL: compiling ${compiling[$pid]}" >&2
+		unset "compiling[$pid]"
+		kill "${!compiling[@]}" 2>/dev/null || true
+		wait
+		exit 1
+	fi
+	unset "compiling[$pid]"
+}
 for dir in "${dirs[@]}"; do
 	dir=${dir%/}
 	mapfile -t targets < <(grep -h -o -E '^func Fuzz[A-Za-z0-9_]*\(' "$dir"/*_test.go | sed -e 's/^func //' -e 's/($//' | sort -u)
 	[ ${#targets[@]} -gt 0 ] || continue
+	while [ ${#compiling[@]} -ge "$jobs" ]; do compiled; done
 	echo "== $dir: compiling (${targets[*]})" >&2
-	go test -c -fuzz "^${targets[0]}\$" -o "$work/$(echo "$dir" | tr / _).test" "./$dir"
+	go test -c -fuzz "^${targets[0]}\$" -o "$work/$(echo "$dir" | tr / _).test" "./$dir" &
+	compiling[$!]=$dir
 	for t in "${targets[@]}"; do echo "$dir $t" >>"$work/targets"; done
 done
+while [ ${#compiling[@]} -gt 0 ]; do compiled; done
 
 # fuzz_one DIR TARGET INDEX runs one target; its output goes to
 # $work/INDEX.out, and $work/INDEX.flaked marks the coordinator's deadline
