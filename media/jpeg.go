@@ -15,5 +15,5 @@ import "bytes"
 // decodes such data through libjpeg with a suspending source; the pure-Go
 // build refuses it.
 func jpegComplete(in *info, data []byte) bool {
-	return bytes.Index(data[in.jpegScan:], []byte{0xff, 0xd9}) >= 0
+	return bytes.Contains(data[in.jpegScan:], []byte{0xff, 0xd9})
 }

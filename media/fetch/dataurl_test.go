@@ -145,12 +145,11 @@ func wrap(s string, n int, sep string) string {
 
 func TestDataURLCap(t *testing.T) {
 	const max = 1000
-	data := bytes.Repeat([]byte{7}, max)
 	for _, tt := range []struct {
 		n    int
 		want error
 	}{{max - 1, nil}, {max, nil}, {max + 1, ErrTooLarge}, {max + 2, ErrTooLarge}, {10 * max, ErrTooLarge}} {
-		data = bytes.Repeat([]byte{7}, tt.n)
+		data := bytes.Repeat([]byte{7}, tt.n)
 		for _, u := range []string{
 			"data:;base64," + base64.StdEncoding.EncodeToString(data),
 			"data:;base64," + base64.RawURLEncoding.EncodeToString(data),

@@ -339,7 +339,10 @@ func vp9KeyframeSize(frame []byte) (w, h int, ok bool) {
 	if profile == 3 {
 		r.skip(1)
 	}
-	if r.flag() || r.flag() { // show_existing_frame, or not a key frame
+	if showExisting := r.flag(); showExisting {
+		return 0, 0, false
+	}
+	if interFrame := r.flag(); interFrame { // frame_type 1: not a key frame
 		return 0, 0, false
 	}
 	r.skip(2) // show_frame, error_resilient_mode

@@ -34,16 +34,8 @@ func stop(t testing.TB, p *procs.Proc) {
 	}
 }
 
-// start runs the binary with args until the test ends.
-func start(t testing.TB, args ...string) *procs.Proc {
-	t.Helper()
-	return procs.Start(t, mmgateBin, args...)
-}
-
 // shmDir is a private directory on the shared-memory tmpfs.
 func shmDir(t testing.TB) string { return procs.ShmDir(t, "mmgate-hardening-") }
-
-func freeAddr(t testing.TB) string { return procs.FreeAddr(t) }
 
 // startGateway runs `mmgate serve` with the demo model and extra flags and
 // waits until it is ready.
