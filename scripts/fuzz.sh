@@ -67,7 +67,7 @@ for dir in "${dirs[@]}"; do
 	[ ${#targets[@]} -gt 0 ] || continue
 	while [ ${#compiling[@]} -ge "$jobs" ]; do compiled; done
 	echo "== $dir: compiling (${targets[*]})" >&2
-	go test -c -fuzz "^${targets[0]}\$" -o "$work/$(echo "$dir" | tr / _).test" "./$dir" &
+	go test -c -fuzz "^${targets[0]}\$" -o "$work/${dir//\//_}.test" "./$dir" &
 	compiling[$!]=$dir
 	for t in "${targets[@]}"; do echo "$dir $t" >>"$work/targets"; done
 done
@@ -79,12 +79,12 @@ while [ ${#compiling[@]} -gt 0 ]; do compiled; done
 fuzz_one() {
 	local dir=$1 t=$2 i=$3
 	local bin out corpus before after
-	bin=$work/$(echo "$dir" | tr / _).test
+	bin=$work/${dir//\//_}.test
 	out=$work/$i.out
 	corpus=$root/$dir/testdata/fuzz/$t
 	before=$(ls "$corpus" 2>/dev/null | sort || true)
 	if (cd "$root/$dir" && "$bin" -test.run '^$' -test.fuzz "^$t\$" -test.fuzztime "${secs}s" \
-		-test.parallel "$workers" -test.fuzzcachedir "$cache/$(echo "$dir" | tr / _)" >"$out" 2>&1); then
+		-test.parallel "$workers" -test.fuzzcachedir "$cache/${dir//\//_}" >"$out" 2>&1); then
 		return 0
 	fi
 	after=$(ls "$corpus" 2>/dev/null | sort || true)
