@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The test command: sets up a fresh machine, then runs the default suite
-# (unit, golden-parity, end-to-end, hardening and fuzz-smoke tests; 12–14
+# (unit, golden-parity, end-to-end, hardening and fuzz-smoke tests; 10–14
 # minutes on 2 cores). Long fuzzing (make fuzz-long), soak and load runs
 # (mmgate bench soak) and the benchmark scripts are separate (see README).
 set -euo pipefail
